@@ -1,0 +1,5 @@
+"""Run the command line: `python -m evalreg`."""
+
+from evalreg.cli import main
+
+main()

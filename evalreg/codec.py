@@ -1,0 +1,56 @@
+"""JSON encoding and decoding: fast (orjson) where that is exact, the standard library where not.
+
+orjson turns integers wider than 64 bits into floats when loading and refuses them when dumping.
+JSON Schema allows such integers, and a migration must never change a number, so input that may
+hold one is parsed with the standard library instead, which keeps them exact.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import orjson
+
+# Any run of 19 or more digits may be an integer outside the signed 64-bit range. Such a run
+# inside a string or a long fraction only costs a slower, still exact, parse.
+_MAYBE_BIG_INT = re.compile(rb"\d{19,}")
+
+DecodeError = (orjson.JSONDecodeError, json.JSONDecodeError, UnicodeDecodeError, ValueError)
+"""The exceptions `loads` raises for input that is not JSON."""
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def loads(data: bytes | str) -> Any:
+    """Parse one JSON document, keeping integers of any size exact.
+
+    Raises:
+        ValueError: `data` is not valid JSON (or not valid UTF-8).
+    """
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    if _MAYBE_BIG_INT.search(raw) is None:
+        return orjson.loads(raw)
+    return json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+
+
+def dumps(value: Any, *, indent: bool = False) -> bytes:
+    """Serialise `value` as UTF-8 JSON, compact or indented by two spaces, keeping key order.
+
+    Raises:
+        TypeError: `value` holds something JSON cannot represent.
+    """
+    try:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2 if indent else 0)
+    except orjson.JSONEncodeError:
+        text = json.dumps(
+            value,
+            ensure_ascii=False,
+            allow_nan=False,
+            indent=2 if indent else None,
+            separators=(",", ": ") if indent else (",", ":"),
+        )
+        return text.encode("utf-8")

@@ -1,0 +1,228 @@
+"""Detection: which family and version a record is, and the evidence for it.
+
+Rules, in order:
+1. markers: a family's version marker (e.g. `/schema_version`, or `/$schema` holding `agentv-eval-v2`);
+   families that share a marker are told apart by structure, then by file name, then by validity;
+2. file-name hints (`grading.json`) together with structure;
+3. structure alone: the family's fingerprint, then the version (its era fingerprint, or the only
+   version at which the record is valid).
+Detection never falls back to a default: what it cannot decide is reported with the candidates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from evalreg.versions import match_version
+
+if TYPE_CHECKING:
+    from evalreg.registry import Registry
+
+Status = Literal["detected", "ambiguous", "unknown-version", "unknown"]
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One observation that supports a detection."""
+
+    rule: Literal["marker", "file-name", "structure", "validity", "only-version"]
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.rule}: {self.detail}"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A family (and version, where one could be told) that a record may belong to."""
+
+    family: str
+    version: str | None
+    reason: str
+
+
+@dataclass(frozen=True)
+class Detection:
+    """The outcome of detecting one record."""
+
+    status: Status
+    family: str | None = None
+    version: str | None = None
+    evidence: tuple[Evidence, ...] = ()
+    candidates: tuple[Candidate, ...] = ()
+    stated_version: str | None = None
+    """The version the record states, when it is not one the registry knows."""
+    reasons: tuple[str, ...] = field(default=())
+    """Why detection failed (for `unknown` and `ambiguous`)."""
+
+    @property
+    def ok(self) -> bool:
+        """Return whether both family and version were decided."""
+        return self.status == "detected"
+
+    def summary(self) -> str:
+        """Return a one-line human description."""
+        if self.status == "detected":
+            because = "; ".join(str(e) for e in self.evidence)
+            return f"{self.family}@{self.version} ({because})"
+        if self.status == "unknown-version":
+            return f"{self.family}: {'; '.join(self.reasons)}"
+        if self.status == "ambiguous":
+            options = ", ".join(
+                f"{c.family}@{c.version}" if c.version else c.family for c in self.candidates
+            )
+            return f"ambiguous: one of {options} ({'; '.join(self.reasons)})"
+        return f"unknown: {'; '.join(self.reasons)}"
+
+
+def _describe(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _decide_version(
+    registry: Registry, family: str, record: Any
+) -> tuple[str | None, tuple[Evidence, ...], tuple[str, ...]]:
+    """Pick the version of a record of `family` that states none."""
+    manifest = registry.manifest(family)
+    versions = registry.versions(family)
+    if len(versions) == 1:
+        return versions[0], (Evidence("only-version", f"{family} has one version"),), ()
+    era = [
+        v
+        for v in versions
+        if (fp := manifest.version_structure.get(v)) is not None
+        and not fp.empty
+        and not fp.mismatches(record)
+    ]
+    if len(era) == 1:
+        fingerprint = manifest.version_structure[era[0]]
+        return era[0], (Evidence("structure", f"era {era[0]}: {fingerprint.describe()}"),), ()
+    pool = era or list(versions)
+    valid = [v for v in pool if registry.validator(family, v).is_valid(record)]
+    if len(valid) == 1:
+        return valid[0], (Evidence("validity", f"valid only at {valid[0]}"),), ()
+    if valid:
+        return None, (), tuple(valid)
+    return None, (), tuple(pool)
+
+
+def _closest(registry: Registry, record: Any) -> str:
+    best: tuple[int, str, list[str]] | None = None
+    for family in registry.families():
+        fingerprint = registry.manifest(family).structure
+        if fingerprint.empty:
+            continue
+        differs = fingerprint.mismatches(record)
+        if best is None or len(differs) < best[0]:
+            best = (len(differs), family, differs)
+    if best is None:
+        return "no family has a structural fingerprint"
+    return f"closest family {best[1]} differs: {', '.join(best[2])}"
+
+
+def _from_pool(
+    registry: Registry,
+    record: Any,
+    families: Sequence[str],
+    evidence: dict[str, list[Evidence]],
+) -> Detection:
+    candidates: list[Candidate] = []
+    decided: list[tuple[str, str, tuple[Evidence, ...]]] = []
+    for family in families:
+        version, found, undecided = _decide_version(registry, family, record)
+        if version is None:
+            candidates += [Candidate(family, v, "valid or fitting at this version") for v in undecided]
+            continue
+        decided.append((family, version, (*evidence.get(family, ()), *found)))
+        candidates.append(Candidate(family, version, "structure"))
+    if len(decided) == 1 and len(candidates) == 1:
+        family, version, found = decided[0]
+        return Detection("detected", family, version, found, tuple(candidates))
+    reasons = ("more than one family or version fits; pass --family/--version",)
+    return Detection("ambiguous", evidence=(), candidates=tuple(candidates), reasons=reasons)
+
+
+def detect(registry: Registry, record: Any, filename: str | None = None) -> Detection:
+    """Return the family and version of `record`, with the evidence that decided them."""
+    if not isinstance(record, dict):
+        kind = type(record).__name__
+        return Detection("unknown", reasons=(f"a record must be a JSON object, not {kind}",))
+
+    manifests = [registry.manifest(f) for f in registry.families()]
+    hinted = {m.name for m in manifests if filename and m.matches_filename(filename)}
+
+    # 1. Version markers.
+    stated: list[tuple[str, str, Evidence]] = []
+    for manifest in manifests:
+        found = manifest.read_version(record)
+        if found is None or found[2] is None:
+            continue
+        marker, raw, version = found
+        stated.append((manifest.name, version, Evidence("marker", f"{marker.pointer} = {raw!r}")))
+    if stated:
+        fitting = [
+            s for s in stated if not registry.manifest(s[0]).structure.mismatches(record)
+        ]
+        pool = fitting or [s for s in stated if match_version(s[1], registry.versions(s[0]))]
+        pool = pool or stated
+        if len(pool) > 1 and hinted:
+            pool = [s for s in pool if s[0] in hinted] or pool
+        if len(pool) > 1:
+            valid = [
+                s
+                for s in pool
+                if (v := match_version(s[1], registry.versions(s[0])))
+                and registry.validator(s[0], v).is_valid(record)
+            ]
+            pool = valid or pool
+        if len(pool) == 1:
+            family, version, evidence = pool[0]
+            known = match_version(version, registry.versions(family))
+            if known is None:
+                known_list = ", ".join(registry.versions(family)) or "none"
+                reason = f"version {version!r} is not known (known: {known_list})"
+                return Detection(
+                    "unknown-version",
+                    family,
+                    None,
+                    (evidence,),
+                    stated_version=version,
+                    reasons=(reason,),
+                )
+            extra = []
+            fingerprint = registry.manifest(family).structure
+            if len(stated) > 1 and not fingerprint.empty:
+                extra.append(Evidence("structure", fingerprint.describe()))
+            return Detection("detected", family, known, (evidence, *extra))
+        candidates = tuple(Candidate(f, v, str(e)) for f, v, e in pool)
+        return Detection(
+            "ambiguous",
+            candidates=candidates,
+            reasons=("the version marker is shared and structure does not decide",),
+        )
+
+    # 2. File-name hints, with structure; 3. structure alone.
+    fits = [m.name for m in manifests if not m.structure.empty and not m.structure.mismatches(record)]
+    evidence: dict[str, list[Evidence]] = {}
+    for name in fits:
+        fingerprint = registry.manifest(name).structure
+        evidence.setdefault(name, []).append(Evidence("structure", fingerprint.describe()))
+    if hinted:
+        both = [f for f in fits if f in hinted]
+        bare = [m.name for m in manifests if m.name in hinted and m.structure.empty]
+        pool = both or bare
+        if pool:
+            for name in pool:
+                evidence.setdefault(name, []).insert(
+                    0, Evidence("file-name", f"{filename} matches {registry.manifest(name).files}")
+                )
+            return _from_pool(registry, record, pool, evidence)
+    if fits:
+        return _from_pool(registry, record, fits, evidence)
+    reasons = ["no version marker", "no family's structure fits", _closest(registry, record)]
+    if filename and not hinted:
+        reasons.insert(1, "the file name suggests no family")
+    return Detection("unknown", reasons=tuple(reasons))

@@ -1,0 +1,137 @@
+"""Errors raised by evalreg.
+
+Every error derives from `EvalregError`, carries the structured fields that locate the problem,
+and has a one-line message that names the place and, where there is one, the fix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+class EvalregError(Exception):
+    """Base class of every error evalreg raises on purpose."""
+
+
+def _known(values: Iterable[str]) -> str:
+    listed = ", ".join(values)
+    return listed or "none"
+
+
+class RegistryError(EvalregError):
+    """A registry directory is malformed: a manifest, schema or step cannot be loaded."""
+
+    def __init__(self, path: str, message: str) -> None:
+        self.path = path
+        self.detail = message
+        super().__init__(f"{path}: {message}")
+
+
+class UnknownFamilyError(EvalregError, LookupError):
+    """A family name is not in the registry."""
+
+    def __init__(self, family: str, known: Iterable[str]) -> None:
+        self.family = family
+        self.known = tuple(known)
+        super().__init__(f"unknown family {family!r} (known: {_known(self.known)})")
+
+
+class UnknownVersionError(EvalregError, LookupError):
+    """A version is not known for a family."""
+
+    def __init__(self, family: str, version: str, known: Iterable[str]) -> None:
+        self.family = family
+        self.version = version
+        self.known = tuple(known)
+        super().__init__(
+            f"unknown version {version!r} of {family} (known: {_known(self.known)})"
+        )
+
+
+class InvalidVersionError(EvalregError, ValueError):
+    """A version string cannot be parsed."""
+
+    def __init__(self, version: str, where: str = "") -> None:
+        self.version = version
+        self.where = where
+        prefix = f"{where}: " if where else ""
+        super().__init__(
+            f"{prefix}invalid version {version!r}: expected dotted numbers such as 0.2.0 or 2"
+        )
+
+
+class RemoteRefError(EvalregError):
+    """A schema `$ref` points outside the registry; evalreg never fetches over the network."""
+
+    def __init__(self, ref: str, schema: str = "") -> None:
+        self.ref = ref
+        self.schema = schema
+        where = f"{schema}: " if schema else ""
+        super().__init__(
+            f"{where}$ref {ref!r} is not in the registry and evalreg never fetches schemas; "
+            "add the referenced schema to a registry directory"
+        )
+
+
+class ReadError(EvalregError):
+    """A file or a line cannot be read as a record."""
+
+    def __init__(self, path: str, message: str, line: int | None = None) -> None:
+        self.path = path
+        self.line = line
+        self.detail = message
+        where = f"{path}:{line}" if line is not None else path
+        super().__init__(f"{where}: {message}")
+
+
+class NoMigrationPathError(EvalregError):
+    """No chain of migration steps leads from one version to another."""
+
+    def __init__(self, family: str, source: str, target: str, reason: str = "") -> None:
+        self.family = family
+        self.source = source
+        self.target = target
+        extra = f": {reason}" if reason else ""
+        super().__init__(f"no migration path for {family} from {source} to {target}{extra}")
+
+
+class DataLossError(EvalregError):
+    """A migration step cannot carry a value to the target version."""
+
+    def __init__(self, pointer: str, reason: str) -> None:
+        self.pointer = pointer
+        self.reason = reason
+        super().__init__(
+            f"{pointer or '/'}: {reason} (pass --allow-loss / allow_loss=True to drop it)"
+        )
+
+
+class MigrationError(EvalregError):
+    """A record could not be migrated: a step failed or the result is invalid."""
+
+    def __init__(self, family: str, step: str, message: str) -> None:
+        self.family = family
+        self.step = step
+        self.detail = message
+        super().__init__(f"{family} {step}: {message}")
+
+
+class ParameterError(EvalregError, ValueError):
+    """A migration parameter is unknown or malformed."""
+
+
+class DetectionError(EvalregError):
+    """A record's family or version cannot be decided."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+
+
+class IntegrityError(EvalregError):
+    """A released schema no longer matches the hash recorded in the registry's lock file."""
+
+    def __init__(self, path: str, family: str, version: str, message: str) -> None:
+        self.path = path
+        self.family = family
+        self.version = version
+        super().__init__(f"{path}: {family} {version}: {message}")

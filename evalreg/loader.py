@@ -1,0 +1,81 @@
+"""Loading records in other programs, upgraded on the fly: `for record in evalreg.load(path, to=...)`."""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Iterator, Mapping
+from functools import lru_cache
+from typing import IO, Any
+
+from evalreg.errors import MigrationError, ReadError
+from evalreg.readers import Item, Kind, file_kind, read_items, read_json, read_jsonl, read_yaml, sniff_kind
+from evalreg.registry import Registry, load_registry
+
+
+@lru_cache(maxsize=1)
+def default_registry() -> Registry:
+    """Return the registry of the built-in directory and `EVALREG_PATH`, loaded once."""
+    return load_registry()
+
+
+def _items_from_stream(stream: IO[Any], name: str, kind: Kind | None) -> Iterator[Item]:
+    if kind == "jsonl":
+        binary = stream if not isinstance(stream, io.TextIOBase) else None
+        if binary is not None:
+            yield from read_jsonl(binary, name)
+            return
+    data = stream.read()
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    kind = kind or sniff_kind(raw)
+    if kind == "jsonl":
+        yield from read_jsonl(io.BytesIO(raw), name)
+    elif kind == "yaml":
+        yield from read_yaml(raw, name)
+    else:
+        yield from read_json(raw, name)
+
+
+def load(
+    source: str | os.PathLike[str] | IO[Any],
+    to: str | None = None,
+    *,
+    family: str | None = None,
+    params: Mapping[str, Any] | None = None,
+    allow_loss: bool = False,
+    registry: Registry | None = None,
+) -> Iterator[Any]:
+    """Yield the records of a JSON, JSONL or YAML file, migrated to version `to` when given.
+
+    `source` is a path or an open file. Without `to`, records are yielded as read.
+
+    Raises:
+        ReadError: a file or line cannot be read (raised when the loop reaches it).
+        MigrationError: a record cannot be migrated to `to`.
+    """
+    registry = registry or default_registry()
+    if isinstance(source, (str, os.PathLike)):
+        name = os.fspath(source)
+        items = read_items(name)
+    else:
+        name = str(getattr(source, "name", "<stream>"))
+        items = _items_from_stream(source, name, file_kind(name))
+    for item in items:
+        if not item.ok:
+            raise ReadError(item.path, item.error or "unreadable", item.line)
+        if to is None:
+            yield item.record
+            continue
+        result = registry.migrate(
+            item.record,
+            to,
+            family=family,
+            params=params,
+            allow_loss=allow_loss,
+            filename=item.path,
+        )
+        if not result.ok:
+            raise MigrationError(
+                result.family or "record", result.failed_step or "detect", f"{item.where}: {result.error}"
+            )
+        yield result.record

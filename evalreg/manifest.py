@@ -1,0 +1,246 @@
+"""Family manifests: what a family is called, how to recognise it and where its version lives.
+
+A manifest is one YAML file `registry/<family>.yaml` in a registry directory.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from evalreg.errors import RegistryError
+from evalreg.pointer import MISSING, resolve, split
+
+FileKind = Literal["json", "jsonl", "yaml"]
+_KINDS = ("json", "jsonl", "yaml")
+
+
+@dataclass(frozen=True)
+class Marker:
+    """A place where a record states its version."""
+
+    pointer: str
+    pattern: re.Pattern[str] | None = None
+    template: str | None = None
+    when: Literal["always", "present"] = "always"
+
+    def read(self, record: Any) -> tuple[Any, str | None]:
+        """Return the raw marker value and the version it states (None if it states none)."""
+        value = resolve(record, self.pointer)
+        if value is MISSING or isinstance(value, bool):
+            return value, None
+        if isinstance(value, (int, float)):
+            text = str(value)
+        elif isinstance(value, str):
+            text = value
+        else:
+            return value, None
+        if self.pattern is None:
+            return value, text
+        match = self.pattern.fullmatch(text)
+        if match is None:
+            return value, None
+        return value, match.group("version")
+
+    def render(self, version: str) -> str | None:
+        """Return the marker value for `version`, or None if the marker is never written."""
+        return None if self.template is None else self.template.format(version=version)
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """A structural fingerprint: pointers that must exist, must not exist, or hold given values."""
+
+    required: tuple[str, ...] = ()
+    forbidden: tuple[str, ...] = ()
+    equals: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+
+    @property
+    def empty(self) -> bool:
+        """Return whether the fingerprint constrains nothing."""
+        return not (self.required or self.forbidden or self.equals)
+
+    def mismatches(self, record: Any) -> list[str]:
+        """Return how `record` differs from the fingerprint (empty when it matches)."""
+        found: list[str] = []
+        for pointer in self.required:
+            if resolve(record, pointer) is MISSING:
+                found.append(f"no {pointer}")
+        for pointer in self.forbidden:
+            if resolve(record, pointer) is not MISSING:
+                found.append(f"has {pointer}")
+        for pointer, allowed in self.equals.items():
+            value = resolve(record, pointer)
+            if value is MISSING:
+                found.append(f"no {pointer}")
+            elif not any(value == a and type(value) is type(a) for a in allowed):
+                found.append(f"{pointer} is {value!r}, not one of {list(allowed)!r}")
+        return found
+
+    def describe(self) -> str:
+        """Return a short human description of what the fingerprint requires."""
+        parts = [*self.required]
+        parts += [f"no {p}" for p in self.forbidden]
+        parts += [f"{p} in {list(v)!r}" for p, v in self.equals.items()]
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class FamilyManifest:
+    """Everything the registry knows about a family apart from its schemas and steps."""
+
+    name: str
+    title: str
+    description: str
+    kind: FileKind
+    files: tuple[str, ...] = ()
+    markers: tuple[Marker, ...] = ()
+    structure: Fingerprint = field(default_factory=Fingerprint)
+    version_structure: Mapping[str, Fingerprint] = field(default_factory=dict)
+    options: Mapping[str, Any] = field(default_factory=dict)
+    path: str = ""
+
+    def matches_filename(self, filename: str) -> bool:
+        """Return whether a file name suggests this family."""
+        name = Path(filename).name
+        for suffix in (".gz",):
+            if name.endswith(suffix):
+                name = name[: -len(suffix)]
+        return any(fnmatch.fnmatchcase(name, pattern) for pattern in self.files)
+
+    def read_version(self, record: Any) -> tuple[Marker, Any, str | None] | None:
+        """Return the first marker present in `record`, its raw value and the version it states."""
+        for marker in self.markers:
+            raw, version = marker.read(record)
+            if raw is not MISSING:
+                return marker, raw, version
+        return None
+
+
+def _strings(value: Any, where: str, key: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise RegistryError(where, f"{key} must be a list of strings")
+    return tuple(value)
+
+
+def _pointers(value: Any, where: str, key: str) -> tuple[str, ...]:
+    pointers = _strings(value, where, key)
+    for pointer in pointers:
+        try:
+            split(pointer)
+        except ValueError as err:
+            raise RegistryError(where, f"{key}: {err}") from err
+    return pointers
+
+
+def _fingerprint(data: Any, where: str, key: str) -> Fingerprint:
+    if data is None:
+        return Fingerprint()
+    if not isinstance(data, dict):
+        raise RegistryError(where, f"{key} must be a mapping")
+    unknown = set(data) - {"required", "forbidden", "equals"}
+    if unknown:
+        raise RegistryError(where, f"{key} has unknown keys: {', '.join(sorted(unknown))}")
+    equals = data.get("equals") or {}
+    if not isinstance(equals, dict):
+        raise RegistryError(where, f"{key}.equals must map pointers to lists of values")
+    _pointers(list(equals), where, f"{key}.equals")
+    return Fingerprint(
+        required=_pointers(data.get("required"), where, f"{key}.required"),
+        forbidden=_pointers(data.get("forbidden"), where, f"{key}.forbidden"),
+        equals={
+            p: tuple(v) if isinstance(v, list) else (v,) for p, v in equals.items()
+        },
+    )
+
+
+def _marker(data: Any, where: str) -> Marker:
+    if not isinstance(data, dict) or not isinstance(data.get("pointer"), str):
+        raise RegistryError(where, "every marker needs a `pointer`")
+    _pointers(data["pointer"], where, "markers.pointer")
+    pattern = None
+    if data.get("pattern") is not None:
+        try:
+            pattern = re.compile(str(data["pattern"]))
+        except re.error as err:
+            raise RegistryError(where, f"marker pattern {data['pattern']!r}: {err}") from err
+        if "version" not in pattern.groupindex:
+            raise RegistryError(where, "a marker pattern needs a named group (?P<version>...)")
+    when = data.get("when", "always")
+    if when not in ("always", "present"):
+        raise RegistryError(where, "marker `when` must be `always` or `present`")
+    template = data.get("template")
+    if template is not None and "{version}" not in str(template):
+        raise RegistryError(where, "a marker template must contain {version}")
+    return Marker(
+        pointer=data["pointer"],
+        pattern=pattern,
+        template=None if template is None else str(template),
+        when=when,
+    )
+
+
+def parse_manifest(data: Any, where: str) -> FamilyManifest:
+    """Build a manifest from parsed YAML.
+
+    Raises:
+        RegistryError: a field is missing or malformed.
+    """
+    if not isinstance(data, dict):
+        raise RegistryError(where, "a manifest must be a mapping")
+    for key in ("name", "title", "kind"):
+        if not isinstance(data.get(key), str) or not data[key]:
+            raise RegistryError(where, f"the manifest needs a `{key}` string")
+    if data["kind"] not in _KINDS:
+        raise RegistryError(where, f"kind must be one of {', '.join(_KINDS)}")
+    markers = data.get("markers") or []
+    if not isinstance(markers, list):
+        raise RegistryError(where, "markers must be a list")
+    versions = data.get("versions") or {}
+    if not isinstance(versions, dict):
+        raise RegistryError(where, "versions must map version strings to settings")
+    version_structure = {
+        str(v): _fingerprint((s or {}).get("structure"), where, f"versions.{v}.structure")
+        for v, s in versions.items()
+    }
+    known = {"name", "title", "description", "kind", "files", "markers", "structure", "versions"}
+    return FamilyManifest(
+        name=data["name"],
+        title=data["title"],
+        description=str(data.get("description", "")).strip(),
+        kind=data["kind"],
+        files=_strings(data.get("files"), where, "files"),
+        markers=tuple(_marker(m, where) for m in markers),
+        structure=_fingerprint(data.get("structure"), where, "structure"),
+        version_structure=version_structure,
+        options={k: v for k, v in data.items() if k not in known},
+        path=where,
+    )
+
+
+def load_manifest(path: Path) -> FamilyManifest:
+    """Load one manifest file.
+
+    Raises:
+        RegistryError: the file cannot be read or is malformed.
+    """
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
+        raise RegistryError(str(path), f"cannot read manifest: {err}") from err
+    manifest = parse_manifest(data, str(path))
+    if path.stem != manifest.name:
+        raise RegistryError(
+            str(path), f"manifest file name must be {manifest.name}.yaml (its `name`)"
+        )
+    return manifest

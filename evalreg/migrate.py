@@ -1,0 +1,442 @@
+"""Migrations: step modules, the version graph, the planner, and migrating one record.
+
+A step is one module `migrations/<family>/<from>_to_<to>.py` declaring `FROM`, `TO`, a pure
+`upgrade(record, ctx)`, optionally `downgrade(record, ctx)` (only where nothing is lost) and
+`PARAMS` (values the old record cannot supply). Steps are discovered in every registry directory.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Literal
+
+from evalreg.errors import (
+    DataLossError,
+    EvalregError,
+    NoMigrationPathError,
+    ParameterError,
+    RegistryError,
+)
+from evalreg.pointer import MISSING, resolve, split
+from evalreg.versions import match_version, parse_version
+
+if TYPE_CHECKING:
+    from evalreg.registry import Registry
+    from evalreg.validate import Issue
+
+StepFunction = Callable[[dict[str, Any], "StepContext"], dict[str, Any]]
+ValidateMode = Literal["final", "each", "none"]
+VALIDATE_MODES: tuple[ValidateMode, ...] = ("final", "each", "none")
+
+
+@dataclass(frozen=True)
+class Param:
+    """A value a step needs that an old record cannot supply; set with `--set NAME=VALUE`."""
+
+    name: str
+    help: str
+    default: Any = None
+
+
+@dataclass(frozen=True)
+class Note:
+    """Something a step reports about a value: kept as an extra field, moved, or lost."""
+
+    kind: Literal["kept", "moved", "lost"]
+    pointer: str
+    detail: str
+    step: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.pointer or '/'}: {self.detail}"
+
+
+class StepContext:
+    """What a step sees besides the record: its parameters, and where to report values."""
+
+    def __init__(
+        self, params: Mapping[str, Any] | None = None, *, allow_loss: bool = False, step: str = ""
+    ) -> None:
+        self.params: Mapping[str, Any] = dict(params or {})
+        self.allow_loss = allow_loss
+        self.step = step
+        self.notes: list[Note] = []
+
+    def kept(self, pointer: str, reason: str) -> None:
+        """Report a value kept where the target allows extra fields, with no declared place."""
+        self.notes.append(Note("kept", pointer, reason, self.step))
+
+    def moved(self, source: str, target: str) -> None:
+        """Report that a value moved from one place to another."""
+        self.notes.append(Note("moved", source, f"moved to {target}", self.step))
+
+    def lose(self, pointer: str, reason: str) -> None:
+        """Report a value the target cannot hold; allowed only when the user accepted loss.
+
+        Raises:
+            DataLossError: loss was not allowed (the record then fails, naming the field).
+        """
+        if not self.allow_loss:
+            raise DataLossError(pointer, reason)
+        self.notes.append(Note("lost", pointer, reason, self.step))
+
+
+@dataclass(frozen=True)
+class StepModule:
+    """One loaded step module: the pair of versions it connects and its functions."""
+
+    family: str
+    source: str
+    target: str
+    path: Path
+    doc: str
+    params: tuple[Param, ...]
+    upgrade: StepFunction
+    downgrade: StepFunction | None
+
+
+@dataclass(frozen=True)
+class Step:
+    """One directed move along the version graph (an upgrade, or a lossless downgrade)."""
+
+    module: StepModule
+    direction: Literal["up", "down"]
+
+    @property
+    def source(self) -> str:
+        """Return the version this move starts from."""
+        return self.module.source if self.direction == "up" else self.module.target
+
+    @property
+    def target(self) -> str:
+        """Return the version this move ends at."""
+        return self.module.target if self.direction == "up" else self.module.source
+
+    @property
+    def name(self) -> str:
+        """Return e.g. `0.1.0 -> 0.2.0`."""
+        return f"{self.source} -> {self.target}"
+
+    @property
+    def function(self) -> StepFunction:
+        """Return the function that performs the move."""
+        function = self.module.upgrade if self.direction == "up" else self.module.downgrade
+        assert function is not None
+        return function
+
+
+def _load_module(path: Path, family: str) -> ModuleType:
+    name = f"evalreg_steps.{family}.{path.stem}".replace("-", "_")
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise RegistryError(str(path), "cannot load the step module")
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as err:  # a user's module may fail in any way; name the file
+        raise RegistryError(str(path), f"the step module failed to load: {err!r}") from err
+    return module
+
+
+def load_step(path: Path, family: str, versions: Iterable[str]) -> StepModule:
+    """Load and check one step module.
+
+    Raises:
+        RegistryError: the module is malformed, names unknown versions, or its file name disagrees.
+    """
+    module = _load_module(path, family)
+    source, target = getattr(module, "FROM", None), getattr(module, "TO", None)
+    if not isinstance(source, str) or not isinstance(target, str):
+        raise RegistryError(str(path), "a step must declare FROM and TO version strings")
+    known = tuple(versions)
+    found = []
+    for label, version in (("FROM", source), ("TO", target)):
+        match = match_version(version, known)
+        if match is None:
+            raise RegistryError(
+                str(path),
+                f"{label} = {version!r} is not a version of {family} (known: {', '.join(known)})",
+            )
+        found.append(match)
+    source, target = found
+    if parse_version(source) >= parse_version(target):
+        raise RegistryError(str(path), f"FROM ({source}) must be older than TO ({target})")
+    if path.stem != f"{source}_to_{target}":
+        raise RegistryError(str(path), f"the file must be named {source}_to_{target}.py")
+    upgrade = getattr(module, "upgrade", None)
+    if not callable(upgrade):
+        raise RegistryError(str(path), "a step must define upgrade(record, ctx)")
+    downgrade = getattr(module, "downgrade", None)
+    if downgrade is not None and not callable(downgrade):
+        raise RegistryError(str(path), "downgrade must be a function")
+    params = tuple(getattr(module, "PARAMS", ()))
+    if not all(isinstance(p, Param) for p in params):
+        raise RegistryError(str(path), "PARAMS must be a tuple of evalreg.Param")
+    doc = (inspect.getdoc(module) or "").strip()
+    return StepModule(family, source, target, path, doc, params, upgrade, downgrade)
+
+
+@dataclass(frozen=True)
+class StepSet:
+    """A family's steps: the version graph, built once, that the planner searches."""
+
+    family: str
+    versions: tuple[str, ...]
+    modules: tuple[StepModule, ...] = field(default=())
+
+    @classmethod
+    def load(cls, registry: Registry, family: str) -> StepSet:
+        """Load every step module of a family.
+
+        Raises:
+            RegistryError: a module is malformed, or two modules connect the same versions.
+        """
+        versions = registry.versions(family)
+        modules = [load_step(p, family, versions) for p in registry.step_files(family)]
+        return cls.build(family, versions, modules)
+
+    @classmethod
+    def build(cls, family: str, versions: Iterable[str], modules: Iterable[StepModule]) -> StepSet:
+        """Build the graph from loaded modules, refusing duplicates.
+
+        Raises:
+            RegistryError: two modules connect the same pair of versions.
+        """
+        seen: dict[tuple[str, str], StepModule] = {}
+        for module in modules:
+            key = (module.source, module.target)
+            if key in seen:
+                raise RegistryError(
+                    str(module.path), f"duplicate step {key[0]} -> {key[1]}: also {seen[key].path}"
+                )
+            seen[key] = module
+        ordered = sorted(seen.values(), key=lambda m: (parse_version(m.source), parse_version(m.target)))
+        return cls(family, tuple(versions), tuple(ordered))
+
+    def moves(self) -> list[Step]:
+        """Return every possible move: each upgrade, and each downgrade a step defines."""
+        moves = [Step(m, "up") for m in self.modules]
+        moves += [Step(m, "down") for m in self.modules if m.downgrade is not None]
+        return moves
+
+    def params(self) -> tuple[Param, ...]:
+        """Return every parameter any step of the family declares."""
+        return tuple(p for m in self.modules for p in m.params)
+
+    def plan(self, source: str, target: str) -> tuple[Step, ...]:
+        """Return the shortest chain of moves from `source` to `target` (empty if equal).
+
+        Raises:
+            NoMigrationPathError: no chain connects the two versions.
+        """
+        if source == target:
+            return ()
+        edges: dict[str, list[Step]] = {}
+        for move in self.moves():
+            edges.setdefault(move.source, []).append(move)
+        previous: dict[str, Step] = {}
+        queue = deque([source])
+        while queue:
+            version = queue.popleft()
+            for move in sorted(edges.get(version, ()), key=lambda m: parse_version(m.target)):
+                if move.target in previous or move.target == source:
+                    continue
+                previous[move.target] = move
+                queue.append(move.target)
+        if target not in previous:
+            downward = parse_version(target) < parse_version(source)
+            reason = (
+                "no lossless downgrade steps lead there"
+                if downward
+                else "a step between them is missing"
+            )
+            raise NoMigrationPathError(self.family, source, target, reason)
+        chain = [previous[target]]
+        while chain[-1].source != source:
+            chain.append(previous[chain[-1].source])
+        return tuple(reversed(chain))
+
+
+@dataclass(frozen=True)
+class MigrationResult:
+    """What happened to one record."""
+
+    status: Literal["migrated", "current", "failed"]
+    record: Any
+    """The migrated record; the input itself when current or failed."""
+    family: str | None = None
+    source: str | None = None
+    target: str | None = None
+    steps: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()
+    error: str | None = None
+    failed_step: str | None = None
+    issues: tuple[Issue, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        """Return whether the record is now valid at the target."""
+        return self.status != "failed"
+
+
+def parse_params(pairs: Iterable[str]) -> dict[str, str]:
+    """Parse `NAME=VALUE` strings.
+
+    Raises:
+        ParameterError: a pair has no `=` or an empty name.
+    """
+    params: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
+            raise ParameterError(f"--set {pair!r}: expected NAME=VALUE")
+        params[name.strip()] = value
+    return params
+
+
+def check_params(registry: Registry, params: Mapping[str, Any], family: str | None = None) -> None:
+    """Refuse parameter names no step declares (in `family`, or in any family).
+
+    Raises:
+        ParameterError: a name is declared by no step.
+    """
+    families = [family] if family else registry.families()
+    declared = {p.name for f in families for p in registry.steps(f).params()}
+    unknown = sorted(set(params) - declared)
+    if unknown:
+        known = ", ".join(sorted(declared)) or "none"
+        raise ParameterError(f"unknown parameter {', '.join(unknown)} (known: {known})")
+
+
+def _set_marker(registry: Registry, family: str, record: Any, before: Any, version: str) -> Any:
+    manifest = registry.manifest(family)
+    marker = next((m for m in manifest.markers if m.template is not None), None)
+    if marker is None or not isinstance(record, dict):
+        return record
+    if marker.when == "present" and resolve(before, marker.pointer) is MISSING:
+        return record
+    value = marker.render(version)
+    tokens = split(marker.pointer)
+    if resolve(record, marker.pointer) == value:
+        return record
+    updated = dict(record)
+    if len(tokens) == 1:
+        if tokens[0] in updated:
+            updated[tokens[0]] = value
+        else:
+            updated = {tokens[0]: value, **updated}
+        return updated
+    parent: Any = updated
+    for token in tokens[:-1]:
+        child = parent.get(token) if isinstance(parent, dict) else None
+        if not isinstance(child, dict):
+            return record
+        parent[token] = dict(child)
+        parent = parent[token]
+    parent[tokens[-1]] = value
+    return updated
+
+
+def _failed(result: dict[str, Any], error: str, step: str | None = None, **more: Any) -> MigrationResult:
+    return MigrationResult("failed", error=error, failed_step=step, **result, **more)
+
+
+def migrate_record(
+    registry: Registry,
+    record: Any,
+    to: str,
+    *,
+    family: str | None = None,
+    params: Mapping[str, Any] | None = None,
+    allow_loss: bool = False,
+    validate: ValidateMode | str = "final",
+    filename: str | None = None,
+) -> MigrationResult:
+    """Migrate one record to version `to` (or `latest`); failures are reported, not raised.
+
+    Raises:
+        UnknownFamilyError: `family` is given and unknown.
+        ParameterError: `validate` is not one of final, each, none.
+    """
+    if validate not in VALIDATE_MODES:
+        raise ParameterError(f"validate must be one of {', '.join(VALIDATE_MODES)}")
+    base: dict[str, Any] = {"record": record}
+    detection = registry.detect(record, filename)
+    if family is None:
+        if not detection.ok:
+            return _failed(base, f"cannot detect the record: {detection.summary()}")
+        family, source = detection.family, detection.version
+    else:
+        registry.manifest(family)
+        stated = registry.manifest(family).read_version(record)
+        if stated is not None and stated[2] is not None:
+            source = match_version(stated[2], registry.versions(family))
+            if source is None:
+                known = ", ".join(registry.versions(family))
+                return _failed(
+                    base | {"family": family},
+                    f"version {stated[2]!r} of {family} is not known (known: {known})",
+                )
+        elif detection.ok and detection.family == family:
+            source = detection.version
+        else:
+            return _failed(base | {"family": family}, f"cannot tell which version of {family} this is")
+    assert family is not None and source is not None
+    base |= {"family": family, "source": source}
+    try:
+        target = registry.resolve_version(family, to)
+        chain = registry.plan(family, source, target)
+    except EvalregError as err:
+        return _failed(base, str(err))
+    base["target"] = target
+
+    notes: list[Note] = []
+    current: Any = record
+    done: list[str] = []
+    all_params = {p.name: p.default for step in chain for p in step.module.params}
+    all_params.update(params or {})
+    for step in chain:
+        ctx = StepContext(all_params, allow_loss=allow_loss, step=step.name)
+        try:
+            migrated = step.function(current, ctx)
+        except DataLossError as err:
+            return _failed(base, str(err), step.name, steps=tuple(done))
+        except Exception as err:  # a step is user code: report the failure, keep going
+            message = f"{type(err).__name__}: {err}"
+            return _failed(base, message, step.name, steps=tuple(done))
+        if not isinstance(migrated, dict):
+            return _failed(base, "the step did not return an object", step.name)
+        current = _set_marker(registry, family, migrated, current, step.target)
+        notes += ctx.notes
+        done.append(step.name)
+        if validate == "each" and step is not chain[-1]:
+            issues = registry.validator(family, step.target).issues(current)
+            if issues:
+                message = f"not valid at {step.target} after this step: {issues[0]}"
+                return _failed(base, message, step.name, steps=tuple(done), issues=tuple(issues))
+    if validate != "none":
+        issues = registry.validator(family, target).issues(current)
+        if issues:
+            extra = f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""
+            label = "already at" if not chain else "the result is not valid at"
+            message = f"{label} {target} but not valid: {issues[0]}{extra}" if not chain else (
+                f"{label} {target}: {issues[0]}{extra}"
+            )
+            step_name = chain[-1].name if chain else None
+            return _failed(base, message, step_name, steps=tuple(done), issues=tuple(issues))
+    status: Literal["migrated", "current"] = "migrated" if chain else "current"
+    return MigrationResult(
+        status,
+        current,
+        family,
+        source,
+        target,
+        tuple(done),
+        tuple(notes),
+    )

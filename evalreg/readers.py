@@ -1,0 +1,200 @@
+"""Readers: turn paths into records, one `Item` per record, parse failures included as values.
+
+Supported: `.json` (one document), `.jsonl` (one record a line, streamed), `.yaml` / `.yml`
+(safe loading; one record per YAML document), each optionally gzip-compressed (`.gz`),
+`-` for standard input, and directories walked recursively.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import gzip
+import io
+import os
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any, Literal
+
+from evalreg.codec import DecodeError, loads
+
+Kind = Literal["json", "jsonl", "yaml"]
+STDIN = "-"
+_SUFFIXES: dict[str, Kind] = {".json": "json", ".jsonl": "jsonl", ".yaml": "yaml", ".yml": "yaml"}
+DEFAULT_INCLUDE = tuple(f"*{s}{gz}" for s in _SUFFIXES for gz in ("", ".gz"))
+
+
+@dataclass(frozen=True)
+class Item:
+    """One record read from a file, or the reason it could not be read."""
+
+    path: str
+    line: int | None
+    """1-based line of the record (JSONL), or None for a whole-document file."""
+    record: Any = None
+    error: str | None = None
+    raw: bytes | None = None
+    """The record's own bytes (JSONL lines), so an unchanged record can be written back as is."""
+
+    @property
+    def ok(self) -> bool:
+        """Return whether the record was read."""
+        return self.error is None
+
+    @property
+    def where(self) -> str:
+        """Return `path:line` (or just `path`)."""
+        return self.path if self.line is None else f"{self.path}:{self.line}"
+
+
+def file_kind(path: str | os.PathLike[str]) -> Kind | None:
+    """Return the kind of a file from its name (`.gz` ignored), or None if it has no known suffix."""
+    name = Path(path).name.lower()
+    if name.endswith(".gz"):
+        name = name[:-3]
+    return _SUFFIXES.get(Path(name).suffix)
+
+
+def is_gzip(path: str | os.PathLike[str]) -> bool:
+    """Return whether a file name says it is gzip-compressed."""
+    return str(path).lower().endswith(".gz")
+
+
+def open_binary(path: str | os.PathLike[str]) -> IO[bytes]:
+    """Open a file for binary reading, decompressing `.gz` files; `-` is standard input."""
+    if str(path) == STDIN:
+        return sys.stdin.buffer
+    if is_gzip(path):
+        return gzip.open(path, "rb")
+    return open(path, "rb")  # noqa: SIM115 - the caller closes it
+
+
+def _matches(relative: str, patterns: Sequence[str]) -> bool:
+    name = relative.rsplit("/", 1)[-1]
+    return any(fnmatch.fnmatch(relative, p) or fnmatch.fnmatch(name, p) for p in patterns)
+
+
+def iter_files(
+    paths: Iterable[str | os.PathLike[str]],
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+) -> Iterator[str]:
+    """Yield the files to read: files as given, directories walked in sorted order.
+
+    In a directory, only files matching `include` (default: every supported suffix) and not
+    `exclude` are taken; hidden files and folders (names starting with `.`) are skipped, and
+    symbolic links to folders are not followed. Paths that do not exist are yielded as given,
+    so that reading them reports the problem.
+    """
+    patterns = tuple(include) or DEFAULT_INCLUDE
+    for path in paths:
+        text = os.fspath(path)
+        if text == STDIN or not os.path.isdir(text):
+            if not exclude or not _matches(Path(text).as_posix(), exclude):
+                yield text
+            continue
+        for root, dirs, files in os.walk(text):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            for name in sorted(files):
+                if name.startswith("."):
+                    continue
+                full = os.path.join(root, name)
+                relative = Path(os.path.relpath(full, text)).as_posix()
+                if _matches(relative, patterns) and not _matches(relative, exclude):
+                    yield full
+
+
+def _describe(err: Exception) -> str:
+    if isinstance(err, UnicodeDecodeError):
+        return f"not valid UTF-8 (byte {err.start})"
+    text = str(err).splitlines()[0] if str(err) else type(err).__name__
+    return f"not valid JSON: {text}"
+
+
+def read_jsonl(stream: IO[bytes], path: str) -> Iterator[Item]:
+    """Yield one item per non-blank line of a JSONL stream, in constant memory."""
+    line_no = 0
+    for line_no, line in enumerate(stream, 1):  # noqa: B007 - used after the loop
+        if not line.strip():
+            continue
+        try:
+            record = loads(line)
+        except DecodeError as err:
+            message = _describe(err)
+            if not line.endswith(b"\n"):
+                message = f"truncated last line ({message})"
+            yield Item(path, line_no, error=message, raw=line)
+            continue
+        yield Item(path, line_no, record=record, raw=line)
+    if line_no == 0:
+        yield Item(path, None, error="empty file")
+
+
+def read_json(data: bytes, path: str) -> Iterator[Item]:
+    """Yield the one record of a JSON document."""
+    if not data.strip():
+        yield Item(path, None, error="empty file")
+        return
+    try:
+        yield Item(path, None, record=loads(data))
+    except DecodeError as err:
+        yield Item(path, None, error=_describe(err))
+
+
+def read_yaml(data: bytes, path: str) -> Iterator[Item]:
+    """Yield one record per document of a YAML file (safe loading)."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        text = data.decode("utf-8")
+        documents = [d for d in yaml.load_all(text, Loader=loader) if d is not None]
+    except UnicodeDecodeError as err:
+        yield Item(path, None, error=f"not valid UTF-8 (byte {err.start})")
+        return
+    except yaml.YAMLError as err:
+        yield Item(path, None, error="not valid YAML: " + " ".join(str(err).split()))
+        return
+    if not documents:
+        yield Item(path, None, error="empty file")
+    for document in documents:
+        yield Item(path, None, record=document)
+
+
+def sniff_kind(data: bytes) -> Kind:
+    """Guess the kind of unnamed input (standard input): one JSON document, else JSONL."""
+    try:
+        loads(data)
+    except DecodeError:
+        return "jsonl"
+    return "json"
+
+
+def read_items(path: str, kind: Kind | None = None) -> Iterator[Item]:
+    """Yield the records of one file (`-`: standard input), failures included as items."""
+    kind = kind or file_kind(path)
+    try:
+        stream = open_binary(path)
+    except OSError as err:
+        yield Item(path, None, error=f"cannot open: {err.strerror or err}")
+        return
+    try:
+        if kind == "jsonl":
+            yield from read_jsonl(stream, path)
+            return
+        data = stream.read()
+        if kind is None:
+            kind = sniff_kind(data)
+            if kind == "jsonl":
+                yield from read_jsonl(io.BytesIO(data), path)
+                return
+        if kind == "yaml":
+            yield from read_yaml(data, path)
+        else:
+            yield from read_json(data, path)
+    except (OSError, EOFError, gzip.BadGzipFile) as err:
+        yield Item(path, None, error=f"cannot read: {err}")
+    finally:
+        if stream is not sys.stdin.buffer:
+            stream.close()

@@ -1,0 +1,52 @@
+"""Version strings: parsing, ordering and matching against a family's known versions.
+
+Versions are ordered with `packaging.version.Version`, so `0.1` and `0.1.0` are the same version
+and `0.10.0` sorts after `0.9.0`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import lru_cache
+
+from packaging.version import InvalidVersion, Version
+
+from evalreg.errors import InvalidVersionError
+
+
+@lru_cache(maxsize=1024)
+def parse_version(text: str) -> Version:
+    """Parse a version string.
+
+    Raises:
+        InvalidVersionError: `text` is not a version.
+    """
+    try:
+        return Version(text)
+    except InvalidVersion as err:
+        raise InvalidVersionError(text) from err
+
+
+def is_version(text: str) -> bool:
+    """Return whether `text` parses as a version."""
+    try:
+        parse_version(text)
+    except InvalidVersionError:
+        return False
+    return True
+
+
+def sort_versions(versions: Iterable[str]) -> tuple[str, ...]:
+    """Return `versions` in ascending order."""
+    return tuple(sorted(versions, key=parse_version))
+
+
+def match_version(text: str, known: Iterable[str]) -> str | None:
+    """Return the known version equal to `text` (`0.1` matches `0.1.0`), or None."""
+    if not is_version(text):
+        return None
+    wanted = parse_version(text)
+    for version in known:
+        if parse_version(version) == wanted:
+            return version
+    return None
