@@ -1,0 +1,198 @@
+"""Move the top-level source_data into every result and give other 0.1.0 values their 0.2.0 places.
+
+0.1.0 held one `source_data` for the whole run; 0.2.0 holds one per result, tagged with a
+`source_type`. Each fact is carried as follows:
+
+- `source_data` as a list of URLs becomes, in every result,
+  `{"source_type": "url", "url": [...], "dataset_name": ...}`; the dataset name is the
+  parameter `dataset_name`, else the result's `evaluation_name`. An empty list names no URL
+  (0.2.0 requires at least one), so it becomes `{"source_type": "other", "dataset_name": ...}`.
+- `source_data` as an object (a Hugging Face dataset) becomes
+  `{"source_type": "hf_dataset", ...its fields}` in every result.
+- A result that already states its own `source_data` keeps it. With no results at all the
+  top-level value has nowhere to go and is lost (`ctx.lose`).
+- `model_info.inference_engine` as a string becomes `{"name": ...}`.
+- `generation_config` accepted any object in 0.1.0: keys other than `generation_args` and
+  `additional_details` move into `generation_config.additional_details`, where 0.2.0 keeps
+  free-form details; a string (or other non-object) `additional_details` moves to
+  `additional_details.notes`; a `generation_args` that is not an object moves to
+  `additional_details.generation_args`. A key that would overwrite a different value is lost.
+- `score_details` had no `"type": "object"`: a bare number becomes `{"score": number}`.
+- `detailed_evaluation_results_url` (per result) has no declared place in 0.2.0 but result
+  items accept extra fields, so it stays where it is (`ctx.kept`).
+- `detailed_evaluation_results_per_samples` (top level, closed in 0.2.0): a string (path or URL)
+  becomes `detailed_evaluation_results.file_path`, with `format` "jsonl"/"json" when the path
+  ends so; an inline array of samples is kept as `detailed_evaluation_results.samples`
+  (0.2.0 accepts extra keys there; `ctx.kept`).
+- `model_info.additional_details` and `score_details.details` accept any values in both versions
+  and are left as they are.
+- Any other top-level key is not allowed by 0.2.0 and is lost (`ctx.lose`).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+from urllib.parse import urlsplit
+
+from evalreg.migrate import Param, StepContext
+
+FROM = "0.1.0"
+TO = "0.2.0"
+PARAMS = (
+    Param(
+        "dataset_name",
+        help="Dataset name for URL sources (default: each result's evaluation_name).",
+        default=None,
+    ),
+)
+
+_TOP_LEVEL = (
+    "schema_version",
+    "evaluation_id",
+    "evaluation_timestamp",
+    "retrieved_timestamp",
+    "source_metadata",
+    "model_info",
+    "evaluation_results",
+    "detailed_evaluation_results",
+)
+_NOTES = "notes"
+
+
+def _ptr(*parts: str | int) -> str:
+    """Build an RFC 6901 pointer from unescaped parts."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def _result_source(source: Any, result: dict[str, Any], dataset_name: Any) -> dict[str, Any]:
+    """Return the 0.2.0 `source_data` of one result from the 0.1.0 top-level value."""
+    if isinstance(source, list):
+        name = dataset_name if dataset_name is not None else result.get("evaluation_name")
+        if not source:
+            return {"source_type": "other", "dataset_name": name}
+        return {"source_type": "url", "url": copy.deepcopy(source), "dataset_name": name}
+    return {"source_type": "hf_dataset", **copy.deepcopy(source)}
+
+
+def _format_of(path: str) -> str | None:
+    """Return the 0.2.0 `format` named by a file path or URL, if it names one."""
+    suffix = urlsplit(path).path.lower()
+    if suffix.endswith(".jsonl"):
+        return "jsonl"
+    if suffix.endswith(".json"):
+        return "json"
+    return None
+
+
+def _insert_after(mapping: dict[str, Any], after: str, key: str, value: Any) -> dict[str, Any]:
+    """Return a copy of `mapping` with `key` placed right after `after` (or last)."""
+    out: dict[str, Any] = {}
+    for name, item in mapping.items():
+        out[name] = item
+        if name == after:
+            out[key] = value
+    out[key] = value
+    return out
+
+
+def _put(
+    details: dict[str, Any], key: str, value: Any, src: str, dst: str, ctx: StepContext
+) -> None:
+    """Move `value` into `details[key]` unless that would overwrite a different value."""
+    if key in details and details[key] != value:
+        ctx.lose(src, f"{dst} already holds a different value")
+        return
+    details[key] = value
+    ctx.moved(src, dst)
+
+
+def _generation_config(config: dict[str, Any], where: str, ctx: StepContext) -> dict[str, Any]:
+    """Return a 0.2.0 generation_config: free-form keys gathered in additional_details."""
+    out: dict[str, Any] = {}
+    details_at = where + "/additional_details"
+    old_details = config.get("additional_details")
+    details: dict[str, Any] = dict(old_details) if isinstance(old_details, dict) else {}
+    if "additional_details" in config and not isinstance(old_details, dict):
+        _put(details, _NOTES, old_details, details_at, details_at + _ptr(_NOTES), ctx)
+    for key, value in config.items():
+        if key == "additional_details":
+            continue
+        if key == "generation_args" and isinstance(value, dict):
+            out[key] = value
+            continue
+        _put(details, key, value, where + _ptr(key), details_at + _ptr(key), ctx)
+    if details or "additional_details" in config:
+        out["additional_details"] = details
+    return out
+
+
+def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
+    """Return `record` at 0.2.0 without changing it."""
+    out = copy.deepcopy(record)
+    out["schema_version"] = TO
+
+    model_info = out.get("model_info")
+    if isinstance(model_info, dict) and isinstance(model_info.get("inference_engine"), str):
+        model_info["inference_engine"] = {"name": model_info["inference_engine"]}
+        ctx.moved("/model_info/inference_engine", "/model_info/inference_engine/name")
+
+    results = out.get("evaluation_results")
+    results = results if isinstance(results, list) else []
+    has_source = "source_data" in out
+    source = out.pop("source_data", None)
+    carried = False
+    for index, result in enumerate(results):
+        if not isinstance(result, dict):
+            continue
+        where = _ptr("evaluation_results", index)
+        if has_source and "source_data" not in result:
+            value = _result_source(source, result, ctx.params.get("dataset_name"))
+            result = results[index] = _insert_after(result, "evaluation_name", "source_data", value)
+            ctx.moved("/source_data", where + "/source_data")
+            carried = True
+        score_details = result.get("score_details")
+        if isinstance(score_details, (int, float)) and not isinstance(score_details, bool):
+            result["score_details"] = {"score": score_details}
+            ctx.moved(where + "/score_details", where + "/score_details/score")
+        config = result.get("generation_config")
+        if isinstance(config, dict):
+            result["generation_config"] = _generation_config(
+                config, where + "/generation_config", ctx
+            )
+        if "detailed_evaluation_results_url" in result:
+            ctx.kept(
+                where + "/detailed_evaluation_results_url",
+                "0.2.0 declares no per-result link to detailed results; kept as an extra field",
+            )
+    if has_source and not carried:
+        reason = "every result states its own source_data" if results else "there is no result"
+        ctx.lose("/source_data", f"0.2.0 keeps source_data per result and {reason}")
+
+    if "detailed_evaluation_results_per_samples" in out:
+        per_samples = out.pop("detailed_evaluation_results_per_samples")
+        src = "/detailed_evaluation_results_per_samples"
+        if "detailed_evaluation_results" in out:
+            ctx.lose(src, "the record already has detailed_evaluation_results")
+        elif isinstance(per_samples, str):
+            detailed: dict[str, Any] = {}
+            fmt = _format_of(per_samples)
+            if fmt is not None:
+                detailed["format"] = fmt
+            detailed["file_path"] = per_samples
+            out["detailed_evaluation_results"] = detailed
+            ctx.moved(src, "/detailed_evaluation_results/file_path")
+        elif isinstance(per_samples, list):
+            out["detailed_evaluation_results"] = {"samples": per_samples}
+            ctx.kept(
+                "/detailed_evaluation_results/samples",
+                "0.2.0 has no place for inline per-sample results; kept as an extra field of "
+                "detailed_evaluation_results (moved from " + src + ")",
+            )
+        else:
+            ctx.lose(src, "neither a file path nor a list of samples")
+
+    for key in [k for k in out if k not in _TOP_LEVEL]:
+        ctx.lose(_ptr(key), f"0.2.0 allows no top-level field {key!r}")
+        del out[key]
+    return out

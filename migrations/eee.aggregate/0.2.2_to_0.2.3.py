@@ -1,0 +1,198 @@
+"""State how each model is deployed and available, and hold detailed results to the 0.2.3 layout.
+
+0.2.3 changes 0.2.2 as follows, and each fact is carried so:
+
+- `model_info.additional_details` is required and must hold `deployment_type`
+  (self_deployed | externally_managed | unknown) and `model_availability`
+  (open_weights | closed_weights | unknown). 0.2.2 records do not say, so the evaluated model
+  gets the parameters `deployment_type` and `model_availability` (both "unknown" unless given);
+  judges' `model_info` (the same definition) get "unknown". A value a record already has and
+  that the enum allows is kept; one the enum does not allow cannot be carried (`ctx.lose`) and
+  is replaced.
+- `metric_config`'s `if` clauses now require `score_type`: records without one are no longer
+  held to the `levels` branch. This only accepts more records; nothing to change.
+- `min_score` / `max_score` may be a number, "Infinity", "-Infinity" or null: an infinite float
+  (read from non-standard JSON) becomes the string "Infinity" / "-Infinity", which is how
+  0.2.3 writes it in plain JSON.
+- `detailed_evaluation_results` requires `format` "jsonl" and a `file_path` of the form
+  `data/<a>/<b>/<c>/<uuid4>_samples.jsonl`. A missing `format` is set to "jsonl" when the path
+  has that form. Format "json", a missing path or a path of another form cannot be carried:
+  the whole reference is lost (`ctx.lose`, dropped with --allow-loss), unless the parameter
+  `detailed_results_file_path` names the JSONL file in the 0.2.3 layout; then the record's own
+  path and format are kept in `detailed_evaluation_results.additional_details` as
+  `original_file_path` / `original_format`.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import re
+from typing import Any
+
+from evalreg.migrate import Param, StepContext
+
+FROM = "0.2.2"
+TO = "0.2.3"
+PARAMS = (
+    Param(
+        "deployment_type",
+        help="Deployment of the evaluated model: self_deployed, externally_managed or unknown.",
+        default="unknown",
+    ),
+    Param(
+        "model_availability",
+        help="Availability of the evaluated model: open_weights, closed_weights or unknown.",
+        default="unknown",
+    ),
+    Param(
+        "detailed_results_file_path",
+        help=(
+            "Path of the per-sample results as 0.2.3 wants it "
+            "(data/<a>/<b>/<c>/<uuid4>_samples.jsonl); default: the record's own file_path."
+        ),
+        default=None,
+    ),
+)
+
+_ENUMS = {
+    "deployment_type": ("self_deployed", "externally_managed", "unknown"),
+    "model_availability": ("open_weights", "closed_weights", "unknown"),
+}
+_UUID4 = "[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"
+_FILE_PATH = re.compile("^data/[^/]+/[^/]+/[^/]+/" + _UUID4 + r"_samples\.jsonl$")
+_DETAILED = "/detailed_evaluation_results"
+
+
+def _ptr(*parts: str | int) -> str:
+    """Build an RFC 6901 pointer from unescaped parts."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def _choice(ctx: StepContext, name: str) -> str:
+    """Return the parameter `name`, checked against its enum."""
+    value = ctx.params.get(name)
+    value = "unknown" if value is None else value
+    if value not in _ENUMS[name]:
+        raise ValueError(f"parameter {name}={value!r} must be one of {', '.join(_ENUMS[name])}")
+    return str(value)
+
+
+def _model_info(model_info: Any, where: str, chosen: dict[str, str], ctx: StepContext) -> None:
+    """Give one model_info the additional_details 0.2.3 requires."""
+    if not isinstance(model_info, dict):
+        return
+    details = model_info.get("additional_details")
+    if "additional_details" in model_info and not isinstance(details, dict):
+        ctx.lose(where + "/additional_details", "0.2.3 requires an object here")
+    details = model_info["additional_details"] = dict(details) if isinstance(details, dict) else {}
+    for key, allowed in _ENUMS.items():
+        if key in details and details[key] in allowed:
+            continue
+        if key in details:
+            ctx.lose(
+                where + _ptr("additional_details", key),
+                f"{details[key]!r} is not one of {', '.join(allowed)}; replaced by {chosen[key]!r}",
+            )
+        details[key] = chosen[key]
+
+
+def _bound(value: Any) -> Any:
+    """Return an infinite float as the string 0.2.3 uses for it; anything else unchanged."""
+    if isinstance(value, float) and math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    return value
+
+
+def _metric_config(config: Any, chosen: dict[str, str], where: str, ctx: StepContext) -> None:
+    """Bring one metric_config (bounds, judges) to 0.2.3."""
+    if not isinstance(config, dict):
+        return
+    for key in ("min_score", "max_score"):
+        if key in config:
+            config[key] = _bound(config[key])
+    scoring = config.get("llm_scoring")
+    judges = scoring.get("judges") if isinstance(scoring, dict) else None
+    for index, judge in enumerate(judges if isinstance(judges, list) else []):
+        if isinstance(judge, dict):
+            at = where + _ptr("llm_scoring", "judges", index, "model_info")
+            _model_info(judge.get("model_info"), at, chosen, ctx)
+
+
+def _detailed_results(out: dict[str, Any], ctx: StepContext) -> None:
+    """Hold detailed_evaluation_results to the 0.2.3 format and path layout, or lose it."""
+    if _DETAILED[1:] not in out:
+        return
+    detailed = out[_DETAILED[1:]]
+    new_path = ctx.params.get("detailed_results_file_path")
+    if not isinstance(detailed, dict):
+        ctx.lose(_DETAILED, "0.2.3 requires an object here")
+        del out[_DETAILED[1:]]
+        return
+    if new_path is not None:
+        if not _FILE_PATH.match(str(new_path)):
+            raise ValueError(
+                f"parameter detailed_results_file_path={new_path!r} must have the form "
+                "data/<a>/<b>/<c>/<uuid4>_samples.jsonl"
+            )
+        _relocate(detailed, str(new_path), ctx)
+        return
+    fmt = detailed.get("format")
+    path = detailed.get("file_path")
+    problem = None
+    if fmt is not None and fmt != "jsonl":
+        problem = f"format {fmt!r} is not allowed in 0.2.3 (only 'jsonl')"
+    elif not isinstance(path, str):
+        problem = "0.2.3 requires file_path and the record has none"
+    elif not _FILE_PATH.match(path):
+        problem = f"file_path {path!r} is not of the form data/<a>/<b>/<c>/<uuid4>_samples.jsonl"
+    if problem is None:
+        if fmt is None:
+            out[_DETAILED[1:]] = {"format": "jsonl", **detailed}
+        return
+    ctx.lose(
+        _DETAILED,
+        problem + "; the reference to the per-sample results cannot be carried "
+        "(set detailed_results_file_path to the JSONL file in the 0.2.3 layout to keep it)",
+    )
+    del out[_DETAILED[1:]]
+
+
+def _relocate(detailed: dict[str, Any], new_path: str, ctx: StepContext) -> None:
+    """Point `detailed` at `new_path`, keeping a different old path and format as details."""
+    details = detailed.get("additional_details")
+    if "additional_details" in detailed and not isinstance(details, dict):
+        ctx.lose(_DETAILED + "/additional_details", "0.2.3 requires an object here")
+    details = dict(details) if isinstance(details, dict) else {}
+    for key, keep_as, new in (
+        ("file_path", "original_file_path", new_path),
+        ("format", "original_format", "jsonl"),
+    ):
+        old = detailed.get(key)
+        detailed[key] = new
+        if old is None or old == new:
+            continue
+        dst = _DETAILED + _ptr("additional_details", keep_as)
+        if keep_as in details and details[keep_as] != str(old):
+            ctx.lose(_DETAILED + _ptr(key), f"{dst} already holds another value")
+            continue
+        details[keep_as] = str(old)
+        ctx.moved(_DETAILED + _ptr(key), dst)
+    if details or "additional_details" in detailed:
+        detailed["additional_details"] = details
+
+
+def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
+    """Return `record` at 0.2.3 without changing it."""
+    chosen = {name: _choice(ctx, name) for name in _ENUMS}
+    out = copy.deepcopy(record)
+    out["schema_version"] = TO
+    _model_info(out.get("model_info"), "/model_info", chosen, ctx)
+    judge_choice = {name: "unknown" for name in _ENUMS}
+    results = out.get("evaluation_results")
+    for index, result in enumerate(results if isinstance(results, list) else []):
+        if isinstance(result, dict):
+            where = _ptr("evaluation_results", index, "metric_config")
+            _metric_config(result.get("metric_config"), judge_choice, where, ctx)
+    _detailed_results(out, ctx)
+    return out
