@@ -1,8 +1,9 @@
 """Detection: which family and version a record is, and the evidence for it.
 
 Rules, in order:
-1. markers: a family's version marker (e.g. `/schema_version`, or `/$schema` holding `agentv-eval-v2`);
-   families that share a marker are told apart by structure, then by file name, then by validity;
+1. markers: a family's version marker (e.g. `/schema_version`, or `/$schema` holding
+   `agentv-eval-v2`); families that share a marker are told apart by structure, then by
+   file name, then by validity;
 2. file-name hints (`grading.json`) together with structure;
 3. structure alone: the family's fingerprint, then the version (its era fingerprint, or the only
    version at which the record is valid).
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from evalreg.versions import match_version
@@ -134,7 +136,9 @@ def _from_pool(
     for family in families:
         version, found, undecided = _decide_version(registry, family, record)
         if version is None:
-            candidates += [Candidate(family, v, "valid or fitting at this version") for v in undecided]
+            candidates += [
+                Candidate(family, v, "valid or fitting at this version") for v in undecided
+            ]
             continue
         decided.append((family, version, (*evidence.get(family, ()), *found)))
         candidates.append(Candidate(family, version, "structure"))
@@ -145,80 +149,70 @@ def _from_pool(
     return Detection("ambiguous", evidence=(), candidates=tuple(candidates), reasons=reasons)
 
 
-def detect(registry: Registry, record: Any, filename: str | None = None) -> Detection:
-    """Return the family and version of `record`, with the evidence that decided them."""
-    if not isinstance(record, dict):
-        kind = type(record).__name__
-        return Detection("unknown", reasons=(f"a record must be a JSON object, not {kind}",))
-
-    manifests = [registry.manifest(f) for f in registry.families()]
-    hinted = {m.name for m in manifests if filename and m.matches_filename(filename)}
-
-    # 1. Version markers.
+def _by_marker(registry: Registry, record: dict[str, Any], hinted: set[str]) -> Detection | None:
     stated: list[tuple[str, str, Evidence]] = []
-    for manifest in manifests:
-        found = manifest.read_version(record)
+    for family in registry.families():
+        found = registry.manifest(family).read_version(record)
         if found is None or found[2] is None:
             continue
         marker, raw, version = found
-        stated.append((manifest.name, version, Evidence("marker", f"{marker.pointer} = {raw!r}")))
-    if stated:
-        fitting = [
-            s for s in stated if not registry.manifest(s[0]).structure.mismatches(record)
+        assert version is not None
+        stated.append((family, version, Evidence("marker", f"{marker.pointer} = {raw!r}")))
+    if not stated:
+        return None
+    fitting = [s for s in stated if not registry.manifest(s[0]).structure.mismatches(record)]
+    pool = fitting or [s for s in stated if match_version(s[1], registry.versions(s[0]))]
+    pool = pool or stated
+    if len(pool) > 1 and hinted:
+        pool = [s for s in pool if s[0] in hinted] or pool
+    if len(pool) > 1:
+        valid = [
+            s
+            for s in pool
+            if (v := match_version(s[1], registry.versions(s[0])))
+            and registry.validator(s[0], v).is_valid(record)
         ]
-        pool = fitting or [s for s in stated if match_version(s[1], registry.versions(s[0]))]
-        pool = pool or stated
-        if len(pool) > 1 and hinted:
-            pool = [s for s in pool if s[0] in hinted] or pool
-        if len(pool) > 1:
-            valid = [
-                s
-                for s in pool
-                if (v := match_version(s[1], registry.versions(s[0])))
-                and registry.validator(s[0], v).is_valid(record)
-            ]
-            pool = valid or pool
-        if len(pool) == 1:
-            family, version, evidence = pool[0]
-            known = match_version(version, registry.versions(family))
-            if known is None:
-                known_list = ", ".join(registry.versions(family)) or "none"
-                reason = f"version {version!r} is not known (known: {known_list})"
-                return Detection(
-                    "unknown-version",
-                    family,
-                    None,
-                    (evidence,),
-                    stated_version=version,
-                    reasons=(reason,),
-                )
-            extra = []
-            fingerprint = registry.manifest(family).structure
-            if len(stated) > 1 and not fingerprint.empty:
-                extra.append(Evidence("structure", fingerprint.describe()))
-            return Detection("detected", family, known, (evidence, *extra))
-        candidates = tuple(Candidate(f, v, str(e)) for f, v, e in pool)
+        pool = valid or pool
+    if len(pool) > 1:
         return Detection(
             "ambiguous",
-            candidates=candidates,
+            candidates=tuple(Candidate(f, v, str(e)) for f, v, e in pool),
             reasons=("the version marker is shared and structure does not decide",),
         )
+    family, version, evidence = pool[0]
+    known = match_version(version, registry.versions(family))
+    if known is None:
+        known_list = ", ".join(registry.versions(family)) or "none"
+        reason = f"version {version!r} is not known (known: {known_list})"
+        return Detection(
+            "unknown-version", family, None, (evidence,), stated_version=version, reasons=(reason,)
+        )
+    fingerprint = registry.manifest(family).structure
+    extra: tuple[Evidence, ...] = ()
+    if len(stated) > 1 and not fingerprint.empty:
+        extra = (Evidence("structure", fingerprint.describe()),)
+    return Detection("detected", family, known, (evidence, *extra))
 
-    # 2. File-name hints, with structure; 3. structure alone.
-    fits = [m.name for m in manifests if not m.structure.empty and not m.structure.mismatches(record)]
-    evidence: dict[str, list[Evidence]] = {}
-    for name in fits:
-        fingerprint = registry.manifest(name).structure
-        evidence.setdefault(name, []).append(Evidence("structure", fingerprint.describe()))
+
+def _by_structure(
+    registry: Registry, record: dict[str, Any], hinted: set[str], filename: str | None
+) -> Detection:
+    manifests = [registry.manifest(f) for f in registry.families()]
+    fits = [
+        m.name for m in manifests if not m.structure.empty and not m.structure.mismatches(record)
+    ]
+    evidence: dict[str, list[Evidence]] = {
+        name: [Evidence("structure", registry.manifest(name).structure.describe())] for name in fits
+    }
     if hinted:
         both = [f for f in fits if f in hinted]
         bare = [m.name for m in manifests if m.name in hinted and m.structure.empty]
         pool = both or bare
         if pool:
             for name in pool:
-                evidence.setdefault(name, []).insert(
-                    0, Evidence("file-name", f"{filename} matches {registry.manifest(name).files}")
-                )
+                patterns = ", ".join(registry.manifest(name).files)
+                hint = Evidence("file-name", f"{Path(filename or '').name} matches {patterns}")
+                evidence.setdefault(name, []).insert(0, hint)
             return _from_pool(registry, record, pool, evidence)
     if fits:
         return _from_pool(registry, record, fits, evidence)
@@ -226,3 +220,14 @@ def detect(registry: Registry, record: Any, filename: str | None = None) -> Dete
     if filename and not hinted:
         reasons.insert(1, "the file name suggests no family")
     return Detection("unknown", reasons=tuple(reasons))
+
+
+def detect(registry: Registry, record: Any, filename: str | None = None) -> Detection:
+    """Return the family and version of `record`, with the evidence that decided them."""
+    if not isinstance(record, dict):
+        kind = type(record).__name__
+        return Detection("unknown", reasons=(f"a record must be a JSON object, not {kind}",))
+    hinted = set()
+    if filename:
+        hinted = {f for f in registry.families() if registry.manifest(f).matches_filename(filename)}
+    return _by_marker(registry, record, hinted) or _by_structure(registry, record, hinted, filename)

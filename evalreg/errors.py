@@ -43,9 +43,7 @@ class UnknownVersionError(EvalregError, LookupError):
         self.family = family
         self.version = version
         self.known = tuple(known)
-        super().__init__(
-            f"unknown version {version!r} of {family} (known: {_known(self.known)})"
-        )
+        super().__init__(f"unknown version {version!r} of {family} (known: {_known(self.known)})")
 
 
 class InvalidVersionError(EvalregError, ValueError):

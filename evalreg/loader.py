@@ -1,4 +1,7 @@
-"""Loading records in other programs, upgraded on the fly: `for record in evalreg.load(path, to=...)`."""
+"""Loading records in other programs, upgraded on the fly.
+
+for record in evalreg.load("run.jsonl", to="0.2.0"): ...
+"""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ from functools import lru_cache
 from typing import IO, Any
 
 from evalreg.errors import MigrationError, ReadError
-from evalreg.readers import Item, Kind, file_kind, read_items, read_json, read_jsonl, read_yaml, sniff_kind
+from evalreg.readers import Item, Kind, file_kind, read_items, read_items_from_bytes, read_jsonl
 from evalreg.registry import Registry, load_registry
 
 
@@ -20,20 +23,12 @@ def default_registry() -> Registry:
 
 
 def _items_from_stream(stream: IO[Any], name: str, kind: Kind | None) -> Iterator[Item]:
-    if kind == "jsonl":
-        binary = stream if not isinstance(stream, io.TextIOBase) else None
-        if binary is not None:
-            yield from read_jsonl(binary, name)
-            return
+    if kind == "jsonl" and not isinstance(stream, io.TextIOBase):
+        yield from read_jsonl(stream, name)
+        return
     data = stream.read()
     raw = data.encode("utf-8") if isinstance(data, str) else data
-    kind = kind or sniff_kind(raw)
-    if kind == "jsonl":
-        yield from read_jsonl(io.BytesIO(raw), name)
-    elif kind == "yaml":
-        yield from read_yaml(raw, name)
-    else:
-        yield from read_json(raw, name)
+    yield from read_items_from_bytes(raw, name, kind)
 
 
 def load(
@@ -76,6 +71,8 @@ def load(
         )
         if not result.ok:
             raise MigrationError(
-                result.family or "record", result.failed_step or "detect", f"{item.where}: {result.error}"
+                result.family or "record",
+                result.failed_step or "detect",
+                f"{item.where}: {result.error}",
             )
         yield result.record

@@ -158,9 +158,7 @@ def _fingerprint(data: Any, where: str, key: str) -> Fingerprint:
     return Fingerprint(
         required=_pointers(data.get("required"), where, f"{key}.required"),
         forbidden=_pointers(data.get("forbidden"), where, f"{key}.forbidden"),
-        equals={
-            p: tuple(v) if isinstance(v, list) else (v,) for p, v in equals.items()
-        },
+        equals={p: tuple(v) if isinstance(v, list) else (v,) for p, v in equals.items()},
     )
 
 

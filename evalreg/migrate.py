@@ -216,7 +216,9 @@ class StepSet:
                     str(module.path), f"duplicate step {key[0]} -> {key[1]}: also {seen[key].path}"
                 )
             seen[key] = module
-        ordered = sorted(seen.values(), key=lambda m: (parse_version(m.source), parse_version(m.target)))
+        ordered = sorted(
+            seen.values(), key=lambda m: (parse_version(m.source), parse_version(m.target))
+        )
         return cls(family, tuple(versions), tuple(ordered))
 
     def moves(self) -> list[Step]:
@@ -343,7 +345,9 @@ def _set_marker(registry: Registry, family: str, record: Any, before: Any, versi
     return updated
 
 
-def _failed(result: dict[str, Any], error: str, step: str | None = None, **more: Any) -> MigrationResult:
+def _failed(
+    result: dict[str, Any], error: str, step: str | None = None, **more: Any
+) -> MigrationResult:
     return MigrationResult("failed", error=error, failed_step=step, **result, **more)
 
 
@@ -386,7 +390,9 @@ def migrate_record(
         elif detection.ok and detection.family == family:
             source = detection.version
         else:
-            return _failed(base | {"family": family}, f"cannot tell which version of {family} this is")
+            return _failed(
+                base | {"family": family}, f"cannot tell which version of {family} this is"
+            )
     assert family is not None and source is not None
     base |= {"family": family, "source": source}
     try:
@@ -425,8 +431,10 @@ def migrate_record(
         if issues:
             extra = f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""
             label = "already at" if not chain else "the result is not valid at"
-            message = f"{label} {target} but not valid: {issues[0]}{extra}" if not chain else (
-                f"{label} {target}: {issues[0]}{extra}"
+            message = (
+                f"{label} {target} but not valid: {issues[0]}{extra}"
+                if not chain
+                else (f"{label} {target}: {issues[0]}{extra}")
             )
             step_name = chain[-1].name if chain else None
             return _failed(base, message, step_name, steps=tuple(done), issues=tuple(issues))

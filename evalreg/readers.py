@@ -49,7 +49,7 @@ class Item:
 
 
 def file_kind(path: str | os.PathLike[str]) -> Kind | None:
-    """Return the kind of a file from its name (`.gz` ignored), or None if it has no known suffix."""
+    """Return the kind of a file from its name (`.gz` ignored), or None for another suffix."""
     name = Path(path).name.lower()
     if name.endswith(".gz"):
         name = name[:-3]
@@ -66,8 +66,8 @@ def open_binary(path: str | os.PathLike[str]) -> IO[bytes]:
     if str(path) == STDIN:
         return sys.stdin.buffer
     if is_gzip(path):
-        return gzip.open(path, "rb")
-    return open(path, "rb")  # noqa: SIM115 - the caller closes it
+        return gzip.open(path, "rb")  # type: ignore[return-value]
+    return open(path, "rb")
 
 
 def _matches(relative: str, patterns: Sequence[str]) -> bool:
@@ -115,7 +115,7 @@ def _describe(err: Exception) -> str:
 def read_jsonl(stream: IO[bytes], path: str) -> Iterator[Item]:
     """Yield one item per non-blank line of a JSONL stream, in constant memory."""
     line_no = 0
-    for line_no, line in enumerate(stream, 1):  # noqa: B007 - used after the loop
+    for line_no, line in enumerate(stream, 1):
         if not line.strip():
             continue
         try:
@@ -171,6 +171,17 @@ def sniff_kind(data: bytes) -> Kind:
     return "json"
 
 
+def read_items_from_bytes(data: bytes, path: str, kind: Kind | None) -> Iterator[Item]:
+    """Yield the records of a whole file's bytes (kind None: sniffed)."""
+    kind = kind or sniff_kind(data)
+    if kind == "jsonl":
+        yield from read_jsonl(io.BytesIO(data), path)
+    elif kind == "yaml":
+        yield from read_yaml(data, path)
+    else:
+        yield from read_json(data, path)
+
+
 def read_items(path: str, kind: Kind | None = None) -> Iterator[Item]:
     """Yield the records of one file (`-`: standard input), failures included as items."""
     kind = kind or file_kind(path)
@@ -182,18 +193,9 @@ def read_items(path: str, kind: Kind | None = None) -> Iterator[Item]:
     try:
         if kind == "jsonl":
             yield from read_jsonl(stream, path)
-            return
-        data = stream.read()
-        if kind is None:
-            kind = sniff_kind(data)
-            if kind == "jsonl":
-                yield from read_jsonl(io.BytesIO(data), path)
-                return
-        if kind == "yaml":
-            yield from read_yaml(data, path)
         else:
-            yield from read_json(data, path)
-    except (OSError, EOFError, gzip.BadGzipFile) as err:
+            yield from read_items_from_bytes(stream.read(), path, kind)
+    except (OSError, EOFError) as err:
         yield Item(path, None, error=f"cannot read: {err}")
     finally:
         if stream is not sys.stdin.buffer:

@@ -1,8 +1,9 @@
-"""The registry: every family's manifest, schemas and migration steps, loaded from registry directories.
+"""The registry: every family's manifest, schemas and migration steps, from registry directories.
 
-A registry directory holds `registry/<family>.yaml` manifests, `schemas/<family>/<version>.schema.json`
-documents and `migrations/<family>/<from>_to_<to>.py` steps. The built-in directory ships with evalreg;
-users add their own through `EVALREG_PATH` (os.pathsep-separated) or `paths=`.
+A registry directory holds `registry/<family>.yaml` manifests,
+`schemas/<family>/<version>.schema.json` documents and `migrations/<family>/<from>_to_<to>.py`
+steps. The built-in directory ships with evalreg; users add their own through `EVALREG_PATH`
+(os.pathsep-separated) or `paths=`.
 """
 
 from __future__ import annotations
@@ -221,7 +222,7 @@ class Registry:
         from referencing.jsonschema import DRAFT202012
 
         def refuse(uri: str) -> Resource[Any]:
-            raise NoSuchResource(ref=uri)
+            raise NoSuchResource(ref=uri)  # type: ignore[call-arg]
 
         resources = [
             (e.id, Resource.from_contents(e.document, default_specification=DRAFT202012))
@@ -343,9 +344,7 @@ class Registry:
             filename=filename,
         )
 
-    def diff(
-        self, family: str, a: str, b: str, *, policy: str = "lenient"
-    ) -> SchemaDiff:
+    def diff(self, family: str, a: str, b: str, *, policy: str = "lenient") -> SchemaDiff:
         """Compare two versions of a family's schema.
 
         Raises:
@@ -441,7 +440,9 @@ def load_registry(
                     f"{versions[same].path}",
                 )
             if entry.id in ids:
-                raise RegistryError(str(entry.path), f"$id {entry.id} is also used by {ids[entry.id]}")
+                raise RegistryError(
+                    str(entry.path), f"$id {entry.id} is also used by {ids[entry.id]}"
+                )
             ids[entry.id] = entry.path
             versions[entry.version] = entry
 
@@ -461,4 +462,3 @@ def load_registry(
                 p for p in sorted(family_dir.glob("*.py")) if not p.name.startswith("_")
             )
     return Registry(directories, manifests, schemas, step_files)
-

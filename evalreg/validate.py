@@ -52,7 +52,7 @@ def _short(value: Any) -> str:
 
 
 def _message(error: jsonschema.exceptions.ValidationError) -> str:
-    message = error.message
+    message = str(error.message)
     shown = repr(error.instance)
     if len(shown) > _MAX_VALUE_TEXT and message.startswith(shown):
         message = _short(error.instance) + message[len(shown) :]

@@ -1,0 +1,11 @@
+"""The `evalreg` command line: a thin shell over the library.
+
+Each module registers its commands on the group in `app`; options are parsed there, the work is
+done by library functions, and results are printed by reporters chosen by name.
+Exit codes: 0 success, 1 problems found, 2 usage or registry errors.
+"""
+
+from evalreg.cli import records, schemas
+from evalreg.cli.app import cli, main
+
+__all__ = ["cli", "main", "records", "schemas"]

@@ -1,0 +1,111 @@
+"""The `evalreg` command group, the context every command shares, and the entry point.
+
+Options are parsed here, the work is done by library functions, and results are printed by
+reporters chosen by name. Exit codes: 0 success, 1 problems found, 2 usage or registry errors.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+
+import click
+
+from evalreg.errors import EvalregError
+
+if TYPE_CHECKING:
+    from evalreg.registry import Registry
+
+F = TypeVar("F", bound=Callable[..., Any])
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+
+
+class Context:
+    """What every command shares: the registry directories asked for, and the loaded registry."""
+
+    def __init__(self, registry_dirs: tuple[str, ...]) -> None:
+        self.registry_dirs = registry_dirs
+        self._registry: Registry | None = None
+
+    @property
+    def registry(self) -> Registry:
+        """Return the registry, loaded on first use."""
+        if self._registry is None:
+            from evalreg.registry import load_registry
+
+            self._registry = load_registry(self.registry_dirs)
+        return self._registry
+
+
+def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
+    """Print one error line and exit."""
+    click.echo(f"evalreg: error: {message}", err=True)
+    sys.exit(code)
+
+
+def emit(line: str = "") -> None:
+    """Print one line of output."""
+    click.echo(line)
+
+
+def emit_json(value: Any) -> None:
+    """Print one compact JSON value on its own line."""
+    click.echo(json.dumps(value, ensure_ascii=False, default=str))
+
+
+pass_context = click.make_pass_decorator(Context)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(package_name="evalreg", prog_name="evalreg")
+@click.option(
+    "--registry",
+    "registry_dirs",
+    multiple=True,
+    type=click.Path(file_okay=False),
+    metavar="DIR",
+    help="Add a registry directory (registry/, schemas/, migrations/); repeatable. "
+    "EVALREG_PATH adds more, separated by the OS path separator.",
+)
+@click.pass_context
+def cli(ctx: click.Context, registry_dirs: tuple[str, ...]) -> None:
+    """Detect, validate, migrate, diff and publish versioned LLM-evaluation data.
+
+    Families and versions come from the built-in registry directory, the directories in
+    EVALREG_PATH, and --registry.
+    """
+    ctx.obj = Context(registry_dirs)
+
+
+# -- entry point -------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the command line; errors become one line on standard error and exit code 2."""
+    try:
+        cli.main(args=argv, prog_name="evalreg", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("evalreg: interrupted", err=True)
+        sys.exit(130)
+    except click.ClickException as err:
+        err.show()
+        sys.exit(EXIT_USAGE)
+    except EvalregError as err:
+        fail(str(err))
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(EXIT_OK)
+    except KeyboardInterrupt:
+        click.echo("evalreg: interrupted", err=True)
+        sys.exit(130)
+    except SystemExit:
+        raise
+    except Exception as err:  # the last guard: a one-line message instead of a traceback
+        if os.environ.get("EVALREG_DEBUG"):
+            raise
+        fail(f"internal error: {type(err).__name__}: {err} (set EVALREG_DEBUG=1 for details)", 3)
+    sys.exit(EXIT_OK)

@@ -1,0 +1,445 @@
+"""Commands over records: detect, validate and migrate files and directories."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypeVar
+
+import click
+
+from evalreg.cli.app import (
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    Context,
+    cli,
+    emit,
+    emit_json,
+    fail,
+    pass_context,
+)
+from evalreg.errors import EvalregError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+# -- detect / validate -----------------------------------------------------------------------
+
+_path_options = [
+    click.argument("paths", nargs=-1, required=True, metavar="PATH..."),
+    click.option(
+        "--include",
+        multiple=True,
+        metavar="GLOB",
+        help="In directories, read only files matching GLOB (default: *.json, *.jsonl, *.yaml, "
+        "*.yml and their .gz forms); repeatable.",
+    ),
+    click.option(
+        "--exclude", multiple=True, metavar="GLOB", help="Skip files matching GLOB; repeatable."
+    ),
+]
+
+
+def path_options(function: F) -> F:
+    """Add the PATH arguments and --include/--exclude."""
+    for option in reversed(_path_options):
+        function = option(function)
+    return function
+
+
+def _where(path: str, line: int | None) -> str:
+    return path if line is None else f"{path}:{line}"
+
+
+def _github_escape(text: str, *, property_value: bool = False) -> str:
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if property_value:
+        text = text.replace(":", "%3A").replace(",", "%2C")
+    return text
+
+
+def _detection_json(check: Any) -> dict[str, Any]:
+    detection = check.detection
+    return {
+        "path": check.path,
+        "line": check.line,
+        "status": detection.status if detection else "unreadable",
+        "family": detection.family if detection else None,
+        "version": detection.version if detection else None,
+        "evidence": [str(e) for e in detection.evidence] if detection else [],
+        "candidates": [{"family": c.family, "version": c.version} for c in detection.candidates]
+        if detection
+        else [],
+        "reasons": list(detection.reasons) if detection else [],
+        "error": check.error,
+    }
+
+
+def _grouped(checks: Iterable[Any]) -> Iterator[tuple[Any, int | None]]:
+    """Group runs of JSONL lines with the same detection: yield (first check, last line)."""
+    first: Any = None
+    last: int | None = None
+    for check in checks:
+        if (
+            first is not None
+            and check.path == first.path
+            and check.line is not None
+            and first.line is not None
+            and check.error is None
+            and first.error is None
+            and check.detection == first.detection
+        ):
+            last = check.line
+            continue
+        if first is not None:
+            yield first, last
+        first, last = check, None
+    if first is not None:
+        yield first, last
+
+
+@cli.command("detect")
+@path_options
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@pass_context
+def detect_command(
+    context: Context,
+    paths: tuple[str, ...],
+    include: tuple[str, ...],
+    exclude: tuple[str, ...],
+    fmt: str,
+) -> None:
+    """Tell the family and version of every file (every line of JSONL files), and why.
+
+    Consecutive JSONL lines with the same detection are shown as one range. Exit code 1 when a
+    record is unreadable or its family or version cannot be decided.
+    """
+    from evalreg.runner import Summary, check_paths
+
+    summary = Summary()
+    checks = check_paths(context.registry, paths, include=include, exclude=exclude, validate=False)
+
+    def counted() -> Iterator[Any]:
+        for check in checks:
+            summary.add(check)
+            yield check
+
+    for check, last in _grouped(counted()):
+        if fmt == "json":
+            row = _detection_json(check)
+            row["last_line"] = last
+            emit_json(row)
+            continue
+        where = _where(check.path, check.line) + (f"-{last}" if last else "")
+        if check.error:
+            emit(f"{where}: unreadable: {check.error}")
+        else:
+            emit(f"{where}: {check.detection.summary()}")
+    counts = summary.as_dict()
+    line = (
+        f"{counts['files']} files, {counts['records']} records: {counts['valid']} detected, "
+        f"{counts['invalid']} undecided, {counts['unreadable']} unreadable"
+    )
+    if fmt == "json":
+        emit_json({"summary": counts})
+    else:
+        click.echo(line, err=True)
+    sys.exit(EXIT_OK if summary.ok else EXIT_PROBLEMS)
+
+
+def _report_text(check: Any, quiet: bool) -> Iterator[str]:
+    where = _where(check.path, check.line)
+    if check.status == "unreadable":
+        yield f"{where}: {check.error}"
+    for issue in check.issues:
+        yield f"{where}: {issue.pointer or '/'}: {issue.message}"
+
+
+def _report_json(check: Any, quiet: bool) -> Iterator[str]:
+    base = {
+        "path": check.path,
+        "line": check.line,
+        "family": check.family,
+        "version": check.version,
+    }
+    if check.status == "unreadable":
+        row = {**base, "kind": "unreadable", "pointer": None, "keyword": None}
+        yield json.dumps({**row, "message": check.error}, ensure_ascii=False)
+    for issue in check.issues:
+        row = {**base, "kind": "invalid", "pointer": issue.pointer, "keyword": issue.keyword}
+        row |= {"message": issue.message, "schema_path": issue.schema_path}
+        yield json.dumps(row, ensure_ascii=False)
+
+
+def _report_github(check: Any, quiet: bool) -> Iterator[str]:
+    where = f"file={_github_escape(check.path, property_value=True)}"
+    if check.line is not None:
+        where += f",line={check.line}"
+    if check.status == "unreadable":
+        yield f"::error {where},title=unreadable::{_github_escape(check.error or '')}"
+    for issue in check.issues:
+        title = _github_escape(f"{check.family or 'record'} {issue.keyword}", property_value=True)
+        message = _github_escape(f"{issue.pointer or '/'}: {issue.message}")
+        yield f"::error {where},title={title}::{message}"
+
+
+REPORTERS: dict[str, Callable[[Any, bool], Iterator[str]]] = {
+    "text": _report_text,
+    "json": _report_json,
+    "github": _report_github,
+}
+
+
+@cli.command("validate")
+@path_options
+@click.option("--family", metavar="FAMILY", help="Validate every record as this family.")
+@click.option("--version", "version", metavar="VERSION", help="Validate at this version.")
+@click.option(
+    "--format", "fmt", type=click.Choice(sorted(REPORTERS)), default="text", show_default=True
+)
+@click.option(
+    "--max-errors",
+    type=click.IntRange(min=0),
+    default=0,
+    metavar="N",
+    help="Stop printing problems after N (0: no limit); every record is still counted.",
+)
+@click.option("--quiet", "-q", is_flag=True, help="Print problems only, no summary line.")
+@pass_context
+def validate_command(
+    context: Context,
+    paths: tuple[str, ...],
+    include: tuple[str, ...],
+    exclude: tuple[str, ...],
+    family: str | None,
+    version: str | None,
+    fmt: str,
+    max_errors: int,
+    quiet: bool,
+) -> None:
+    """Validate every record against its family's schema at its version.
+
+    Each problem is printed as `path:line: /json/pointer: message`. Exit code 0 when all
+    records are valid, 1 when a record is invalid or unreadable, 2 for usage errors.
+    """
+    from evalreg.runner import Summary, check_paths
+
+    if version and not family:
+        fail("--version needs --family")
+    summary = Summary()
+    reporter = REPORTERS[fmt]
+    printed = 0
+    for check in check_paths(
+        context.registry,
+        paths,
+        include=include,
+        exclude=exclude,
+        family=family,
+        version=version,
+    ):
+        summary.add(check)
+        for line in reporter(check, quiet):
+            if max_errors and printed >= max_errors:
+                break
+            emit(line)
+            printed += 1
+    counts = summary.as_dict()
+    if fmt == "json":
+        emit_json({"summary": counts})
+    elif not quiet:
+        more = (
+            f" (first {max_errors} problems shown)" if max_errors and printed >= max_errors else ""
+        )
+        click.echo(
+            f"{counts['files']} files, {counts['records']} records: {counts['valid']} valid, "
+            f"{counts['invalid']} invalid, {counts['unreadable']} unreadable{more}",
+            err=fmt == "github",
+        )
+    sys.exit(EXIT_OK if summary.ok else EXIT_PROBLEMS)
+
+
+# -- migrate -----------------------------------------------------------------------------------
+
+
+@cli.command("migrate")
+@path_options
+@click.option("--to", "to", required=True, metavar="VERSION", help="Target version, or `latest`.")
+@click.option("--family", metavar="FAMILY", help="Treat every record as this family.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    metavar="DIR",
+    help="Write migrated files under DIR, mirroring the input tree.",
+)
+@click.option("--in-place", is_flag=True, help="Replace each file atomically.")
+@click.option(
+    "--backup", metavar="SUFFIX", help="With --in-place, keep each original as FILE+SUFFIX."
+)
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Print the plan and a summary of each record's changes; write nothing.",
+)
+@click.option(
+    "--set",
+    "settings",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Set a step parameter; repeatable.",
+)
+@click.option(
+    "--validate",
+    "validate_mode",
+    type=click.Choice(["final", "each", "none"]),
+    default="final",
+    show_default=True,
+    help="Validate the result at the target, after every step, or not at all.",
+)
+@click.option(
+    "--allow-loss",
+    is_flag=True,
+    help="Let steps drop values the target cannot hold (each is reported).",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@pass_context
+def migrate_command(
+    context: Context,
+    paths: tuple[str, ...],
+    include: tuple[str, ...],
+    exclude: tuple[str, ...],
+    to: str,
+    family: str | None,
+    out: str | None,
+    in_place: bool,
+    backup: str | None,
+    dry_run: bool,
+    settings: tuple[str, ...],
+    validate_mode: str,
+    allow_loss: bool,
+    fmt: str,
+) -> None:
+    """Migrate records to another version along the chain of migration steps.
+
+    Files are written only when every record in them migrated (or was already current); a file
+    already at the target is left untouched. Exit code 0 when every record migrated or was
+    current, 1 when some failed, 2 for usage errors.
+    """
+    from evalreg.migrate import check_params, parse_params
+    from evalreg.runner import FileMigration, MigrateOptions, migrate_paths
+
+    if sum(bool(x) for x in (out, in_place, dry_run)) != 1:
+        fail("choose exactly one of --out DIR, --in-place or --dry-run")
+    if backup and not in_place:
+        fail("--backup goes with --in-place")
+    if "-" in paths:
+        fail("migrate reads files, not standard input; use evalreg.load() for streams")
+    registry = context.registry
+    params = parse_params(settings)
+    check_params(registry, params, family)
+    if family is not None:
+        registry.manifest(family)
+        if to != "latest":
+            registry.resolve_version(family, to)
+    options = MigrateOptions(
+        to=to,
+        family=family,
+        params=params,
+        allow_loss=allow_loss,
+        validate=validate_mode,  # type: ignore[arg-type]
+        out=out,
+        in_place=in_place,
+        backup=backup,
+        dry_run=dry_run,
+    )
+    totals = {"written": 0, "unchanged": 0, "failed": 0, "planned": 0}
+    records = {"migrated": 0, "current": 0, "failed": 0}
+    planned: set[tuple[str, str, str]] = set()
+    for event in migrate_paths(registry, paths, options, include=include, exclude=exclude):
+        if isinstance(event, FileMigration):
+            totals[event.status] += 1
+            records["migrated"] += event.migrated
+            records["current"] += event.current
+            records["failed"] += event.failed
+            if fmt == "json":
+                emit_json(
+                    {
+                        "file": event.path,
+                        "output": event.output,
+                        "status": event.status,
+                        "migrated": event.migrated,
+                        "current": event.current,
+                        "failed": event.failed,
+                        "message": event.message,
+                    }
+                )
+            elif event.status != "planned" or event.failed:
+                note = f" ({event.message})" if event.message else ""
+                emit(
+                    f"{event.path}: {event.status}: {event.migrated} migrated, "
+                    f"{event.current} current, {event.failed} failed{note}"
+                )
+            continue
+        _print_record(event, fmt, dry_run, planned, registry)
+    summary = (
+        f"{sum(totals.values())} files: {totals['written']} written, "
+        f"{totals['unchanged']} unchanged, {totals['failed']} failed; "
+        f"records: {records['migrated']} migrated, {records['current']} current, "
+        f"{records['failed']} failed"
+    )
+    if fmt == "json":
+        emit_json({"summary": {"files": totals, "records": records}})
+    else:
+        click.echo(summary + (" (dry run: nothing written)" if dry_run else ""), err=True)
+    sys.exit(EXIT_PROBLEMS if records["failed"] else EXIT_OK)
+
+
+def _print_record(
+    event: Any, fmt: str, dry_run: bool, planned: set[tuple[str, str, str]], registry: Any
+) -> None:
+    result = event.result
+    where = _where(event.path, event.line)
+    if fmt == "json":
+        row: dict[str, Any] = {"path": event.path, "line": event.line, "status": event.status}
+        if result is not None:
+            row |= {
+                "family": result.family,
+                "from": result.source,
+                "to": result.target,
+                "steps": list(result.steps),
+                "notes": [
+                    {"kind": n.kind, "pointer": n.pointer, "detail": n.detail, "step": n.step}
+                    for n in result.notes
+                ],
+                "error": result.error,
+                "failed_step": result.failed_step,
+            }
+        else:
+            row["error"] = event.error
+        if dry_run:
+            row["changes"] = list(event.changes)
+        emit_json(row)
+        return
+    if result is None:
+        emit(f"{where}: unreadable: {event.error}")
+        return
+    if dry_run and result.family and result.source and result.target:
+        key = (result.family, result.source, result.target)
+        if key not in planned and result.source != result.target:
+            planned.add(key)
+            try:
+                chain = registry.plan(*key)
+                emit(f"plan {result.family}: " + ", ".join(s.name for s in chain))
+            except EvalregError as err:
+                emit(f"plan {result.family}: {err}")
+    if result.status == "failed":
+        step = f" at step {result.failed_step}" if result.failed_step else ""
+        emit(f"{where}: failed{step}: {result.error}")
+        return
+    for note in result.notes:
+        emit(f"{where}: {note.kind} {note.pointer or '/'}: {note.detail}")
+    if dry_run and result.status == "migrated":
+        emit(f"{where}: {result.source} -> {result.target}: " + "; ".join(event.changes))
