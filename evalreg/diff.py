@@ -1,0 +1,1777 @@
+"""Compare two JSON Schemas and classify every change by schema-registry compatibility.
+
+The two directions follow schema registries:
+
+- BACKWARD holds when the new schema accepts everything the old one accepted
+  (readers on the new schema can read data written under the old one).
+- FORWARD holds when the old schema accepts everything the new one accepts
+  (readers still on the old schema can read data written under the new one).
+
+Both schemas are walked in parallel and each difference is reported at the JSON pointer of the
+*instance* it governs (array items and undeclared members as ``*``), not at the place in the
+schema text. ``$ref`` is resolved through a ``referencing.Registry``; nothing is ever fetched.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import operator
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+import referencing.jsonschema
+from deepdiff import DeepDiff
+from referencing import Registry
+from referencing.exceptions import Unresolvable
+
+if TYPE_CHECKING:
+    from referencing._core import Resolver
+
+__all__ = [
+    "BACKWARD",
+    "FORWARD",
+    "KINDS",
+    "POLICIES",
+    "Change",
+    "Compatibility",
+    "SchemaDiff",
+    "changelog_markdown",
+    "diff_schemas",
+]
+
+BACKWARD: Final = "BACKWARD"
+FORWARD: Final = "FORWARD"
+POLICIES: Final = ("lenient", "strict")
+
+Compatibility = Literal["FULL", "BACKWARD", "FORWARD", "NONE"]
+
+#: Every change kind, in the order reports group them.
+KINDS: Final = (
+    "property-added",
+    "property-removed",
+    "required-added",
+    "required-removed",
+    "type-narrowed",
+    "type-widened",
+    "type-changed",
+    "enum-added",
+    "enum-removed",
+    "const-changed",
+    "additional-properties-tightened",
+    "additional-properties-loosened",
+    "constraint-tightened",
+    "constraint-loosened",
+    "constraint-changed",
+    "branches-changed",
+    "description-changed",
+    "annotation-changed",
+    "unknown",
+)
+
+_BOTH: Final = frozenset({BACKWARD, FORWARD})
+_NONE: Final[frozenset[str]] = frozenset()
+_ONLY_BACKWARD: Final = frozenset({BACKWARD})
+_ONLY_FORWARD: Final = frozenset({FORWARD})
+_INFORMATIONAL: Final = frozenset({"description-changed", "annotation-changed"})
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_DESCRIPTIVE: Final = frozenset({"title", "description"})
+_ANNOTATIONS: Final = _words(
+    "$comment default examples deprecated readOnly writeOnly contentMediaType contentEncoding "
+    "contentSchema"
+)
+# Identity and storage keywords: they do not constrain the instance where they stand.
+_STRUCTURAL: Final = _words(
+    "$schema $id $anchor $dynamicAnchor $recursiveAnchor $defs definitions $vocabulary $ref"
+)
+_HANDLED: Final = _words(
+    "type enum const properties required additionalProperties patternProperties minProperties "
+    "maxProperties items prefixItems additionalItems minItems maxItems uniqueItems minLength "
+    "maxLength pattern format minimum maximum exclusiveMinimum exclusiveMaximum multipleOf "
+    "allOf anyOf oneOf not if then else"
+)
+# Validation keywords compared only as raw values: any difference is reported as undecided.
+_RAW_ONLY: Final = _words(
+    "propertyNames dependencies dependentRequired dependentSchemas unevaluatedProperties "
+    "unevaluatedItems contains minContains maxContains $dynamicRef $recursiveRef"
+)
+_KNOWN: Final = _DESCRIPTIVE | _ANNOTATIONS | _STRUCTURAL | _HANDLED | _RAW_ONLY
+_ALL_TYPES: Final = frozenset({"null", "boolean", "object", "array", "number", "string"})
+_MAX_DEPTH: Final = 200
+_EMPTY: Final[Mapping[str, Any]] = {}
+
+
+@dataclass(frozen=True)
+class Change:
+    """One difference between two schemas, located at an instance pointer.
+
+    ``before`` and ``after`` hold what was compared, by kind: for ``property-added`` /
+    ``property-removed`` a ``{"required": bool, "schema": ...}`` mapping (``None`` on the side
+    where the property is absent); for ``required-*`` the required flags; for ``type-*`` the
+    sorted type names (``None`` = any type, ``False`` = nothing is accepted); for ``enum-*`` and
+    ``const-changed`` the allowed values; for ``additional-properties-*`` the keyword values;
+    for every other kind a mapping of the keywords concerned to their values (``{}`` = absent).
+
+    ``breaks`` names the directions the change breaks. When ``undecided`` is true the comparison
+    could not decide, and ``breaks`` holds every direction that could not be shown to hold.
+    """
+
+    path: str
+    kind: str
+    before: Any
+    after: Any
+    breaks: frozenset[str]
+    reason: str
+    undecided: bool = False
+
+    @property
+    def summary(self) -> str:
+        """Describe the change in a few words, without its path or verdict."""
+        return _summarise(self)
+
+    @property
+    def verdict(self) -> str:
+        """Say which directions the change breaks, in words."""
+        names = ", ".join(sorted(self.breaks))
+        if self.undecided:
+            return f"undecided (may break {names})" if names else "undecided"
+        return f"breaks {names}" if names else "compatible"
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the change as a JSON-able dict."""
+        return {
+            "path": self.path,
+            "kind": self.kind,
+            "summary": self.summary,
+            "before": self.before,
+            "after": self.after,
+            "breaks": sorted(self.breaks),
+            "undecided": self.undecided,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class SchemaDiff:
+    """Every change between two schemas, with the policy used to classify them."""
+
+    old_label: str
+    new_label: str
+    changes: tuple[Change, ...]
+    policy: str
+
+    @property
+    def breaking(self) -> tuple[Change, ...]:
+        """Return the changes that break at least one direction (undecided ones included)."""
+        return tuple(change for change in self.changes if change.breaks)
+
+    @property
+    def undecided(self) -> tuple[Change, ...]:
+        """Return the changes the comparison could not decide."""
+        return tuple(change for change in self.changes if change.undecided)
+
+    @property
+    def compatibility(self) -> Compatibility:
+        """Return the directions that hold: FULL, BACKWARD, FORWARD or NONE.
+
+        An undecided change counts as breaking what it could not show to hold.
+        """
+        broken = frozenset().union(*(change.breaks for change in self.changes))
+        if not broken:
+            return "FULL"
+        if broken == _ONLY_FORWARD:
+            return "BACKWARD"
+        if broken == _ONLY_BACKWARD:
+            return "FORWARD"
+        return "NONE"
+
+    def _counts(self) -> str:
+        decided = sum(1 for change in self.breaking if not change.undecided)
+        total = len(self.changes)
+        noun = "change" if total == 1 else "changes"
+        return f"{total} {noun}, {decided} breaking, {len(self.undecided)} undecided"
+
+    def _ordered(self) -> list[Change]:
+        """Return the changes breaking first, then undecided, then compatible."""
+
+        def rank(change: Change) -> int:
+            if change.undecided:
+                return 1
+            return 0 if change.breaks else 2
+
+        return sorted(self.changes, key=rank)
+
+    def to_text(self) -> str:
+        """Render the diff as plain text grouped by kind, ending with a summary line."""
+        lines = [f"Schema diff {self.old_label} -> {self.new_label} (policy: {self.policy})"]
+        if not self.changes:
+            lines.append("No changes.")
+        for kind in KINDS:
+            group = [change for change in self.changes if change.kind == kind]
+            if not group:
+                continue
+            lines.extend(("", kind))
+            for change in group:
+                lines.append(f"  {_show_path(change.path)}  {change.summary}  {change.verdict}")
+                if change.kind not in _INFORMATIONAL:
+                    lines.append(f"      {change.reason}")
+        lines.extend(("", f"Compatibility: {self.compatibility} ({self._counts()})"))
+        return "\n".join(lines) + "\n"
+
+    def to_markdown(self) -> str:
+        """Render the diff as a Markdown section with one table row per change."""
+        lines = [
+            f"## {self.old_label} → {self.new_label}",
+            "",
+            f"**Compatibility: {self.compatibility}** (policy `{self.policy}`; {self._counts()})",
+        ]
+        if self.changes:
+            lines.extend(("", "| Path | Change | Verdict | Reason |", "| --- | --- | --- | --- |"))
+            for change in self._ordered():
+                cells = (
+                    f"`{_show_path(change.path)}`",
+                    f"{change.kind}: {change.summary}",
+                    change.verdict,
+                    change.reason,
+                )
+                lines.append("| " + " | ".join(_cell(text) for text in cells) + " |")
+        return "\n".join(lines) + "\n"
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the diff as a JSON-able dict."""
+        return {
+            "old": self.old_label,
+            "new": self.new_label,
+            "policy": self.policy,
+            "compatibility": self.compatibility,
+            "breaking": len(self.breaking),
+            "undecided": len(self.undecided),
+            "changes": [change.to_json() for change in self.changes],
+        }
+
+
+def diff_schemas(
+    old: Mapping[str, Any],
+    new: Mapping[str, Any],
+    *,
+    registry: Registry[Any] | None = None,
+    policy: str = "lenient",
+    old_label: str = "old",
+    new_label: str = "new",
+) -> SchemaDiff:
+    """Compare two JSON Schemas and classify each change for BACKWARD and FORWARD compatibility.
+
+    ``registry`` supplies the schemas that ``$ref`` may point to besides ``old`` and ``new``
+    themselves; a schema without ``$id`` is looked up in it by identity, else given a local id.
+    ``policy`` decides the contested case of an optional property added to (or removed from) an
+    object that allows undeclared properties: ``"lenient"`` treats it as compatible, ``"strict"``
+    flags the value constraint that appears (or disappears) with it.
+
+    Raises:
+        ValueError: ``policy`` is not one of :data:`POLICIES`, or a ``$ref`` cannot be resolved
+            within the registry (nothing is ever fetched).
+    """
+    if policy not in POLICIES:
+        raise ValueError(f"unknown diff policy {policy!r}: use one of {', '.join(POLICIES)}")
+    base: Registry[Any] = registry if registry is not None else Registry()
+    old_side = _root_side(old, base, "urn:evalreg:diff:old")
+    new_side = _root_side(new, base, "urn:evalreg:diff:new")
+    differ = _Differ(policy)
+    if old.get("$schema") != new.get("$schema"):
+        differ.emit(
+            "",
+            "unknown",
+            {"$schema": old.get("$schema")},
+            {"$schema": new.get("$schema")},
+            _BOTH,
+            "the dialect changed; keywords were compared as written, but their meaning may differ",
+            undecided=True,
+        )
+    differ.compare(old, old_side, new, new_side, "")
+    # Sibling branches that share a subschema report the same change more than once.
+    unique = {_key(change.to_json()): change for change in reversed(differ.changes)}
+    return SchemaDiff(old_label, new_label, tuple(reversed(unique.values())), policy)
+
+
+def changelog_markdown(family: str, diffs: Sequence[SchemaDiff]) -> str:
+    """Render release notes for a family's history, newest version first.
+
+    ``diffs`` are the consecutive diffs in history order (oldest first), each one's
+    ``new_label`` being the next one's ``old_label``.
+
+    Raises:
+        ValueError: the diffs do not form such a chain.
+    """
+    for earlier, later in itertools.pairwise(diffs):
+        if earlier.new_label != later.old_label:
+            raise ValueError(
+                f"diffs of {family} do not form a chain: {earlier.old_label} -> "
+                f"{earlier.new_label} is followed by {later.old_label} -> {later.new_label}; "
+                "pass them oldest first, each starting where the previous one ends"
+            )
+    lines = [f"# {family} schema changelog"]
+    for diff in reversed(diffs):
+        lines.extend(
+            (
+                "",
+                f"## {diff.new_label}",
+                "",
+                f"Compared with {diff.old_label}: **{diff.compatibility}** compatibility "
+                f"(policy `{diff.policy}`; {diff._counts()}).",
+            )
+        )
+        if not diff.changes:
+            lines.extend(("", "No schema changes."))
+        sections = (
+            ("Breaking changes", [c for c in diff.changes if c.breaks and not c.undecided]),
+            ("Undecided changes", list(diff.undecided)),
+            ("Compatible changes", [c for c in diff.changes if not c.breaks]),
+        )
+        for title, changes in sections:
+            if not changes:
+                continue
+            lines.extend(("", f"### {title}", ""))
+            for change in changes:
+                item = f"- `{_show_path(change.path)}`: {change.kind}, {change.summary}"
+                if change.breaks:
+                    item += f" ({change.verdict})"
+                if change.kind not in _INFORMATIONAL:
+                    item += f". {change.reason}"
+                lines.append(item)
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# Walking
+
+
+@dataclass(frozen=True)
+class _Side:
+    """Where one side's subschemas resolve their references."""
+
+    resolver: Resolver[Any]
+    # draft-07 and older ignore the keywords that stand beside "$ref".
+    legacy_refs: bool
+
+
+def _root_side(schema: Mapping[str, Any], registry: Registry[Any], fallback: str) -> _Side:
+    dialect = schema.get("$schema")
+    specification = referencing.jsonschema.DRAFT202012
+    if isinstance(dialect, str):
+        specification = referencing.jsonschema.specification_with(
+            dialect, default=referencing.jsonschema.DRAFT202012
+        )
+    resource = specification.create_resource(schema)
+    uri = resource.id() or _uri_of(schema, registry) or fallback
+    resolver = registry.with_resource(uri, resource).crawl().resolver(base_uri=uri)
+    legacy = isinstance(dialect, str) and "draft-0" in dialect
+    return _Side(resolver, legacy)
+
+
+def _uri_of(schema: Mapping[str, Any], registry: Registry[Any]) -> str | None:
+    """Return the URI under which ``registry`` already holds this very schema object."""
+    for uri in registry:
+        if registry[uri].contents is schema:
+            return uri
+    return None
+
+
+class _Differ:
+    """Collect the changes between two schemas, walking both in parallel."""
+
+    def __init__(
+        self,
+        policy: str,
+        active: set[tuple[int, int]] | None = None,
+        made: dict[tuple[Any, ...], Any] | None = None,
+    ) -> None:
+        self.policy = policy
+        self.changes: list[Change] = []
+        # Pairs of schema objects being compared further up: meeting one again means recursion.
+        self._active = active if active is not None else set()
+        # Schemas this walk builds, kept by recipe so that a recursion through them is seen
+        # (and so that the ids in `_active` stay unique while they are alive).
+        self._made = made if made is not None else {}
+
+    def emit(
+        self,
+        path: str,
+        kind: str,
+        before: Any,
+        after: Any,
+        breaks: frozenset[str],
+        reason: str,
+        *,
+        undecided: bool = False,
+    ) -> None:
+        self.changes.append(Change(path, kind, before, after, breaks, reason, undecided))
+
+    def probe(
+        self, old: Any, old_side: _Side, new: Any, new_side: _Side, path: str
+    ) -> tuple[frozenset[str], bool, list[Change]]:
+        """Compare without reporting; return the broken directions, undecided flag, changes."""
+        sub = _Differ(self.policy, self._active, self._made)
+        sub.compare(old, old_side, new, new_side, path)
+        breaks = frozenset().union(*(change.breaks for change in sub.changes))
+        return breaks, any(change.undecided for change in sub.changes), sub.changes
+
+    def make(self, recipe: tuple[Any, ...], schema: Any) -> Any:
+        """Return the schema first made by ``recipe``: remaking it yields the same object."""
+        return self._made.setdefault(recipe, schema)
+
+    def compare(self, old: Any, old_side: _Side, new: Any, new_side: _Side, path: str) -> None:
+        """Compare two subschemas that govern the instance at ``path``."""
+        key = (id(old), id(new))
+        if key in self._active:
+            return
+        if len(self._active) >= _MAX_DEPTH:
+            self.emit(
+                path,
+                "unknown",
+                {},
+                {},
+                _BOTH,
+                f"schemas nest more than {_MAX_DEPTH} levels deep here; not compared further",
+                undecided=True,
+            )
+            return
+        self._active.add(key)
+        try:
+            old_schema, old_side = self.resolve(old, old_side)
+            new_schema, new_side = self.resolve(new, new_side)
+            self._compare(old_schema, old_side, new_schema, new_side, path)
+        finally:
+            self._active.discard(key)
+
+    def resolve(self, schema: Any, side: _Side) -> tuple[Any, _Side]:
+        """Follow ``$ref`` until a schema without one; ``true`` becomes ``{}``.
+
+        Raises:
+            ValueError: a reference cannot be resolved, or references only lead to each other.
+        """
+        seen: list[int] = []
+        while isinstance(schema, Mapping) and isinstance(schema.get("$ref"), str):
+            ref = schema["$ref"]
+            try:
+                resolved = side.resolver.lookup(ref)
+            except Unresolvable as err:
+                raise ValueError(
+                    f"cannot resolve $ref {ref!r}: nothing is fetched, so put the schema it "
+                    "points to in the registry passed to diff_schemas"
+                ) from err
+            if id(resolved.contents) in seen:
+                raise ValueError(f"$ref {ref!r} leads back to itself through references only")
+            seen.append(id(resolved.contents))
+            target = resolved.contents
+            siblings = {key: value for key, value in schema.items() if key != "$ref"}
+            validating = {k: v for k, v in siblings.items() if k in _HANDLED | _RAW_ONLY}
+            notes = {k: v for k, v in siblings.items() if k in _DESCRIPTIVE}
+            if validating and not side.legacy_refs:
+                target = self.make(
+                    ("ref-and", id(schema)), {**notes, "allOf": [target, validating]}
+                )
+            elif notes and isinstance(target, Mapping):
+                target = self.make(("ref-notes", id(schema)), {**target, **notes})
+            schema = target
+            side = replace(side, resolver=resolved.resolver)
+        if schema is True:
+            return _EMPTY, side
+        return schema, side
+
+    def _compare(self, old: Any, old_side: _Side, new: Any, new_side: _Side, path: str) -> None:
+        if (
+            old is False
+            or new is False
+            or not isinstance(old, Mapping)
+            or not isinstance(new, Mapping)
+        ):
+            self._compare_degenerate(old, new, path)
+            return
+        self._annotations(old, new, path)
+        if self._unions(old, old_side, new, new_side, path):
+            return
+        old_types, new_types = _types(old), _types(new)
+        # Where both sides list their values, the value comparison says exactly what changed.
+        both_valued = _values(old) is not None and _values(new) is not None
+        if not both_valued:
+            self._type_change(old_types, new_types, path)
+        if _meet(old_types, new_types) == frozenset():
+            return  # nothing can be valid under both: the type change says it all
+        self._values(old, new, path)
+        if _may_be(old_types, "object") and _may_be(new_types, "object"):
+            self._objects(old, old_side, new, new_side, path)
+        if _may_be(old_types, "array") and _may_be(new_types, "array"):
+            self._arrays(old, old_side, new, new_side, path)
+        if _may_be(old_types, "string") and _may_be(new_types, "string"):
+            self._counts(old, new, path, ("minLength", "maxLength"))
+            self._pattern(old, new, path, "pattern")
+            self._pattern(old, new, path, "format")
+        if _may_be(old_types, "number") and _may_be(new_types, "number"):
+            self._bounds(old, new, path)
+            self._multiple_of(old, new, path)
+        self._all_of(old, old_side, new, new_side, path)
+        self._conditional(old, old_side, new, new_side, path)
+        self._not(old, old_side, new, new_side, path)
+        self._raw_only(old, new, path)
+
+    def _compare_degenerate(self, old: Any, new: Any, path: str) -> None:
+        """Compare where a side is ``false`` (accepts nothing) or not a schema at all."""
+        if not isinstance(old, (Mapping, bool)) or not isinstance(new, (Mapping, bool)):
+            if _key(old) != _key(new):
+                self.emit(
+                    path,
+                    "unknown",
+                    {"schema": old},
+                    {"schema": new},
+                    _BOTH,
+                    "one side is not a schema (neither an object nor a boolean)",
+                    undecided=True,
+                )
+            return
+        if old is False and new is False:
+            return
+        if old is False:
+            self.emit(
+                path,
+                "type-widened",
+                False,
+                _type_view(_types(new) if isinstance(new, Mapping) else None),
+                _ONLY_FORWARD,
+                "the old schema accepted nothing here; old readers reject any such value",
+            )
+        else:
+            self.emit(
+                path,
+                "type-narrowed",
+                _type_view(_types(old) if isinstance(old, Mapping) else None),
+                False,
+                _ONLY_BACKWARD,
+                "the new schema accepts nothing here; new readers reject old data that has it",
+            )
+
+    # -- annotations ---------------------------------------------------------------------------
+
+    def _annotations(self, old: Mapping[str, Any], new: Mapping[str, Any], path: str) -> None:
+        for keyword in _ordered_keys(old, new):
+            if keyword in _KNOWN and keyword not in _DESCRIPTIVE | _ANNOTATIONS:
+                continue
+            if _same(old.get(keyword), new.get(keyword)) and (keyword in old) == (keyword in new):
+                continue
+            before = {keyword: old[keyword]} if keyword in old else {}
+            after = {keyword: new[keyword]} if keyword in new else {}
+            if keyword in _DESCRIPTIVE:
+                self.emit(path, "description-changed", before, after, _NONE, "informational")
+            elif keyword in _ANNOTATIONS:
+                self.emit(
+                    path, "annotation-changed", before, after, _NONE, "annotation; not validated"
+                )
+            else:
+                self.emit(
+                    path,
+                    "annotation-changed",
+                    before,
+                    after,
+                    _NONE,
+                    f"{keyword!r} is not a JSON Schema keyword; validators ignore it",
+                )
+
+    # -- types and values ----------------------------------------------------------------------
+
+    def _type_change(
+        self, old_types: frozenset[str] | None, new_types: frozenset[str] | None, path: str
+    ) -> None:
+        widens = _covers(new_types, old_types)
+        narrows = _covers(old_types, new_types)
+        if widens and narrows:
+            return
+        before, after = _type_view(old_types), _type_view(new_types)
+        if widens:
+            gained = _type_text(_minus(new_types, old_types))
+            self.emit(
+                path,
+                "type-widened",
+                before,
+                after,
+                _ONLY_FORWARD,
+                f"the new schema also accepts {gained}; old readers reject such values",
+            )
+        elif narrows:
+            lost = _type_text(_minus(old_types, new_types))
+            self.emit(
+                path,
+                "type-narrowed",
+                before,
+                after,
+                _ONLY_BACKWARD,
+                f"the new schema no longer accepts {lost}; new readers reject such old data",
+            )
+        else:
+            self.emit(
+                path,
+                "type-changed",
+                before,
+                after,
+                _BOTH,
+                "each schema accepts types the other rejects",
+            )
+
+    def _values(self, old: Mapping[str, Any], new: Mapping[str, Any], path: str) -> None:
+        old_values, new_values = _values(old), _values(new)
+        if old_values is None and new_values is None:
+            return
+        if old_values is None or new_values is None:
+            keyword = "const" if "const" in (old if new_values is None else new) else "enum"
+            if old_values is None:
+                self.emit(
+                    path,
+                    "constraint-tightened",
+                    {},
+                    {keyword: new[keyword]},
+                    _ONLY_BACKWARD,
+                    f"values are now restricted by {keyword}; old data may hold other values",
+                )
+            else:
+                self.emit(
+                    path,
+                    "constraint-loosened",
+                    {keyword: old[keyword]},
+                    {},
+                    _ONLY_FORWARD,
+                    f"values are no longer restricted by {keyword}; old readers reject others",
+                )
+            return
+        old_keys = {_key(value) for value in old_values}
+        new_keys = {_key(value) for value in new_values}
+        added = new_keys - old_keys
+        removed = old_keys - new_keys
+        if not added and not removed:
+            return
+        if "const" in old or "const" in new:
+            breaks = (_ONLY_BACKWARD if removed else _NONE) | (_ONLY_FORWARD if added else _NONE)
+            self.emit(
+                path,
+                "const-changed",
+                old_values,
+                new_values,
+                breaks,
+                _value_reason(bool(removed), bool(added)),
+            )
+            return
+        if added:
+            self.emit(
+                path,
+                "enum-added",
+                old_values,
+                new_values,
+                _ONLY_FORWARD,
+                _value_reason(False, True),
+            )
+        if removed:
+            self.emit(
+                path,
+                "enum-removed",
+                old_values,
+                new_values,
+                _ONLY_BACKWARD,
+                _value_reason(True, False),
+            )
+
+    # -- objects -------------------------------------------------------------------------------
+
+    def _objects(
+        self,
+        old: Mapping[str, Any],
+        old_side: _Side,
+        new: Mapping[str, Any],
+        new_side: _Side,
+        path: str,
+    ) -> None:
+        old_props = _mapping(old.get("properties"))
+        new_props = _mapping(new.get("properties"))
+        old_required = _required(old)
+        new_required = _required(new)
+        for name in _ordered_keys(old_props, new_props):
+            child = _child(path, name)
+            if name in old_props and name in new_props:
+                self.compare(old_props[name], old_side, new_props[name], new_side, child)
+            elif name in new_props:
+                self._property_added(name, old, old_side, new, new_side, child)
+            else:
+                self._property_removed(name, old, old_side, new, new_side, child)
+        # A property declared on one side only carries its required change in its own finding.
+        one_sided = old_props.keys() ^ new_props.keys()
+        for name in sorted(new_required - old_required - one_sided):
+            self.emit(
+                _child(path, name),
+                "required-added",
+                False,
+                True,
+                _ONLY_BACKWARD,
+                "now required: data written under the old schema may lack it",
+            )
+        for name in sorted(old_required - new_required - one_sided):
+            self.emit(
+                _child(path, name),
+                "required-removed",
+                True,
+                False,
+                _ONLY_FORWARD,
+                "now optional: old readers reject new data that lacks it",
+            )
+        self._additional_properties(old, old_side, new, new_side, path)
+        self._pattern_properties(old, old_side, new, new_side, path)
+        self._counts(old, new, path, ("minProperties", "maxProperties"))
+
+    def _property_added(
+        self,
+        name: str,
+        old: Mapping[str, Any],
+        old_side: _Side,
+        new: Mapping[str, Any],
+        new_side: _Side,
+        path: str,
+    ) -> None:
+        schema = new["properties"][name]
+        old_rule, rule_text = _member_rule(old, name)
+        value_breaks, undecided, _ = self.probe(old_rule, old_side, schema, new_side, path)
+        was_required, now_required = name in _required(old), name in _required(new)
+        reasons: list[str] = []
+        contested = not was_required and not now_required
+        if contested and self.policy == "lenient":
+            breaks = value_breaks & _ONLY_FORWARD
+        else:
+            breaks = value_breaks
+        reasons.append(
+            _member_reason(rule_text, old_rule, value_breaks, contested, self.policy, added=True)
+        )
+        if now_required and not was_required:
+            breaks |= _ONLY_BACKWARD
+            reasons.append("required: data written under the old schema may lack it")
+        if was_required and not now_required:
+            breaks |= _ONLY_FORWARD
+            reasons.append("no longer required: old readers reject new data that lacks it")
+        self.emit(
+            path,
+            "property-added",
+            None,
+            {"required": now_required, "schema": schema},
+            breaks,
+            "; ".join(reasons),
+            undecided=undecided,
+        )
+
+    def _property_removed(
+        self,
+        name: str,
+        old: Mapping[str, Any],
+        old_side: _Side,
+        new: Mapping[str, Any],
+        new_side: _Side,
+        path: str,
+    ) -> None:
+        schema = old["properties"][name]
+        new_rule, rule_text = _member_rule(new, name)
+        value_breaks, undecided, _ = self.probe(schema, old_side, new_rule, new_side, path)
+        was_required, now_required = name in _required(old), name in _required(new)
+        contested = not was_required and not now_required
+        if contested and self.policy == "lenient":
+            breaks = value_breaks & _ONLY_BACKWARD
+        else:
+            breaks = value_breaks
+        reasons = [
+            _member_reason(rule_text, new_rule, value_breaks, contested, self.policy, added=False)
+        ]
+        if was_required and not now_required:
+            breaks |= _ONLY_FORWARD
+            reasons.append("was required: old readers reject new data that lacks it")
+        if now_required and not was_required:
+            breaks |= _ONLY_BACKWARD
+            reasons.append("now required: data written under the old schema may lack it")
+        self.emit(
+            path,
+            "property-removed",
+            {"required": was_required, "schema": schema},
+            None,
+            breaks,
+            "; ".join(reasons),
+            undecided=undecided,
+        )
+
+    def _additional_properties(
+        self,
+        old: Mapping[str, Any],
+        old_side: _Side,
+        new: Mapping[str, Any],
+        new_side: _Side,
+        path: str,
+    ) -> None:
+        old_rule = old.get("additionalProperties", True)
+        new_rule = new.get("additionalProperties", True)
+        old_kind = _openness(self.resolve(old_rule, old_side)[0])
+        new_kind = _openness(self.resolve(new_rule, new_side)[0])
+        if old_kind == new_kind == "schema":
+            self.compare(old_rule, old_side, new_rule, new_side, _child(path, "*"))
+            return
+        if old_kind == new_kind:
+            return
+        order = {"open": 2, "schema": 1, "closed": 0}
+        if order[new_kind] < order[old_kind]:
+            self.emit(
+                path,
+                "additional-properties-tightened",
+                old_rule,
+                new_rule,
+                _ONLY_BACKWARD,
+                f"undeclared properties were {_OPENNESS_TEXT[old_kind]}, now "
+                f"{_OPENNESS_TEXT[new_kind]}: new readers reject old data that had others",
+            )
+        else:
+            self.emit(
+                path,
+                "additional-properties-loosened",
+                old_rule,
+                new_rule,
+                _ONLY_FORWARD,
+                f"undeclared properties were {_OPENNESS_TEXT[old_kind]}, now "
+                f"{_OPENNESS_TEXT[new_kind]}: old readers reject new data that uses the freedom",
+            )
+
+    def _pattern_properties(
+        self,
+        old: Mapping[str, Any],
+        old_side: _Side,
+        new: Mapping[str, Any],
+        new_side: _Side,
+        path: str,
+    ) -> None:
+        old_patterns = _mapping(old.get("patternProperties"))
+        new_patterns = _mapping(new.get("patternProperties"))
+        for pattern in _ordered_keys(old_patterns, new_patterns):
+            child = _child(path, f"<{pattern}>")
+            if pattern in old_patterns and pattern in new_patterns:
+                self.compare(
+                    old_patterns[pattern], old_side, new_patterns[pattern], new_side, child
+                )
+                continue
+            before = {"patternProperties": old_patterns[pattern]} if pattern in old_patterns else {}
+            after = {"patternProperties": new_patterns[pattern]} if pattern in new_patterns else {}
+            self.emit(
+                child,
+                "unknown",
+                before,
+                after,
+                _BOTH,
+                "a patternProperties entry appeared or disappeared; how it meets the declared "
+                "and additional properties is not compared",
+                undecided=True,
+            )
+
+    # -- arrays --------------------------------------------------------------------------------
+
+    def _arrays(
+        self,
+        old: Mapping[str, Any],
+        old_side: _Side,
+        new: Mapping[str, Any],
+        new_side: _Side,
+        path: str,
+    ) -> None:
+        old_prefix, old_rest = _item_rules(old, old_side.legacy_refs)
+        new_prefix, new_rest = _item_rules(new, new_side.legacy_refs)
+        for index in range(max(len(old_prefix), len(new_prefix))):
+            old_item = old_prefix[index] if index < len(old_prefix) else old_rest
+            new_item = new_prefix[index] if index < len(new_prefix) else new_rest
+            self.compare(old_item, old_side, new_item, new_side, _child(path, str(index)))
+        self.compare(old_rest, old_side, new_rest, new_side, _child(path, "*"))
+        self._counts(old, new, path, ("minItems", "maxItems"))
+        old_unique = old.get("uniqueItems") is True
+        new_unique = new.get("uniqueItems") is True
+        if old_unique != new_unique:
+            before = {"uniqueItems": old["uniqueItems"]} if "uniqueItems" in old else {}
+            after = {"uniqueItems": new["uniqueItems"]} if "uniqueItems" in new else {}
+            if new_unique:
+                self.emit(
+                    path,
+                    "constraint-tightened",
+                    before,
+                    after,
+                    _ONLY_BACKWARD,
+                    "items must now be unique; old data may repeat items",
+                )
+            else:
+                self.emit(
+                    path,
+                    "constraint-loosened",
+                    before,
+                    after,
+                    _ONLY_FORWARD,
+                    "items may now repeat; old readers reject new data that repeats them",
+                )
+
+    # -- scalar constraints --------------------------------------------------------------------
+
+    def _counts(
+        self, old: Mapping[str, Any], new: Mapping[str, Any], path: str, keywords: tuple[str, str]
+    ) -> None:
+        """Compare a lower and an upper count (length, items, properties)."""
+        low, high = keywords
+        for keyword, tighter in ((low, operator.gt), (high, operator.lt)):
+            old_value, new_value = _number(old.get(keyword)), _number(new.get(keyword))
+            if old_value == new_value:
+                continue
+            if old_value is None or new_value is None:
+                tightened = new_value is not None
+            else:
+                tightened = tighter(new_value, old_value)
+            self._constraint(old, new, path, (keyword,), tightened)
+
+    def _bounds(self, old: Mapping[str, Any], new: Mapping[str, Any], path: str) -> None:
+        for keywords, pick in (
+            (("minimum", "exclusiveMinimum"), _lower_bound),
+            (("maximum", "exclusiveMaximum"), _upper_bound),
+        ):
+            old_bound, new_bound = pick(old), pick(new)
+            if old_bound == new_bound:
+                continue
+            if old_bound is None or new_bound is None:
+                tightened = new_bound is not None
+            elif keywords[0] == "minimum":
+                tightened = new_bound > old_bound
+            else:
+                tightened = new_bound < old_bound
+            self._constraint(old, new, path, keywords, tightened)
+
+    def _multiple_of(self, old: Mapping[str, Any], new: Mapping[str, Any], path: str) -> None:
+        old_step, new_step = _fraction(old.get("multipleOf")), _fraction(new.get("multipleOf"))
+        if old_step == new_step:
+            return
+        if old_step is None or new_step is None:
+            self._constraint(old, new, path, ("multipleOf",), new_step is not None)
+        elif (new_step / old_step).denominator == 1:
+            self._constraint(old, new, path, ("multipleOf",), True)
+        elif (old_step / new_step).denominator == 1:
+            self._constraint(old, new, path, ("multipleOf",), False)
+        else:
+            self._constraint(old, new, path, ("multipleOf",), None)
+
+    def _pattern(
+        self, old: Mapping[str, Any], new: Mapping[str, Any], path: str, keyword: str
+    ) -> None:
+        old_value, new_value = old.get(keyword), new.get(keyword)
+        if old_value == new_value:
+            return
+        if old_value is None or new_value is None:
+            self._constraint(old, new, path, (keyword,), new_value is not None)
+        else:
+            self._constraint(old, new, path, (keyword,), None)
+
+    def _constraint(
+        self,
+        old: Mapping[str, Any],
+        new: Mapping[str, Any],
+        path: str,
+        keywords: tuple[str, ...],
+        tightened: bool | None,
+    ) -> None:
+        """Report a changed constraint; ``tightened=None`` means it cannot be ordered."""
+        before = {k: old[k] for k in keywords if k in old}
+        after = {k: new[k] for k in keywords if k in new}
+        names = "/".join(keywords)
+        note = (
+            " (format is checked only where the validator asserts formats)"
+            if "format" in keywords
+            else ""
+        )
+        if tightened is None:
+            self.emit(
+                path,
+                "constraint-changed",
+                before,
+                after,
+                _BOTH,
+                f"{names} changed and the two cannot be ordered; compare them by hand{note}",
+                undecided=True,
+            )
+        elif tightened:
+            self.emit(
+                path,
+                "constraint-tightened",
+                before,
+                after,
+                _ONLY_BACKWARD,
+                f"{names} is stricter: new readers reject old data outside it{note}",
+            )
+        else:
+            self.emit(
+                path,
+                "constraint-loosened",
+                before,
+                after,
+                _ONLY_FORWARD,
+                f"{names} is looser: old readers reject new data outside the old limit{note}",
+            )
+
+    def _raw_only(self, old: Mapping[str, Any], new: Mapping[str, Any], path: str) -> None:
+        for keyword in _ordered_keys(old, new):
+            if keyword not in _RAW_ONLY or _same(old.get(keyword), new.get(keyword)):
+                continue
+            if keyword in old and keyword in new:
+                changed = ", ".join(DeepDiff(old[keyword], new[keyword]).affected_paths)
+                where = f" (differs at {changed})" if changed else ""
+            else:
+                where = " (appeared)" if keyword in new else " (disappeared)"
+            self.emit(
+                path,
+                "unknown",
+                {keyword: old[keyword]} if keyword in old else {},
+                {keyword: new[keyword]} if keyword in new else {},
+                _BOTH,
+                f"{keyword} changed{where}; this keyword is compared only as written",
+                undecided=True,
+            )
+
+    # -- combinators ---------------------------------------------------------------------------
+
+    def _unions(
+        self,
+        old: Mapping[str, Any],
+        old_side: _Side,
+        new: Mapping[str, Any],
+        new_side: _Side,
+        path: str,
+    ) -> bool:
+        """Compare oneOf/anyOf; return True when that comparison covered the whole node."""
+        old_kinds = [k for k in ("oneOf", "anyOf") if isinstance(old.get(k), list)]
+        new_kinds = [k for k in ("oneOf", "anyOf") if isinstance(new.get(k), list)]
+        if not old_kinds and not new_kinds:
+            return False
+        if len(old_kinds) == 1 and not new_kinds:
+            kind = old_kinds[0]
+            if not _validates(new):
+                self._branches_one_sided(kind, old[kind], None, path, added=False)
+                return True
+            branches = self._with_base(old, kind)
+            single = self._bare(new)
+            self._branch_lists(kind, branches, old_side, kind, [single], new_side, path)
+            return True
+        if len(new_kinds) == 1 and not old_kinds:
+            kind = new_kinds[0]
+            if not _validates(old):
+                self._branches_one_sided(kind, None, new[kind], path, added=True)
+                return True
+            branches = self._with_base(new, kind)
+            single = self._bare(old)
+            self._branch_lists(kind, [single], old_side, kind, branches, new_side, path)
+            return True
+        if len(old_kinds) == 1 and len(new_kinds) == 1 and old_kinds != new_kinds:
+            old_kind, new_kind = old_kinds[0], new_kinds[0]
+            if not (
+                self._pairwise_disjoint(old[old_kind], old_side)
+                and self._pairwise_disjoint(new[new_kind], new_side)
+            ):
+                self.emit(
+                    path,
+                    "branches-changed",
+                    {old_kind: old[old_kind]},
+                    {new_kind: new[new_kind]},
+                    _BOTH,
+                    f"{old_kind} became {new_kind} over branches that may overlap, which changes "
+                    "what data that matches several branches does",
+                    undecided=True,
+                )
+            self._branch_lists(
+                old_kind, old[old_kind], old_side, new_kind, new[new_kind], new_side, path
+            )
+            return False
+        for kind in ("oneOf", "anyOf"):
+            if kind in old_kinds and kind in new_kinds:
+                self._branch_lists(kind, old[kind], old_side, kind, new[kind], new_side, path)
+            elif kind in old_kinds or kind in new_kinds:
+                self.emit(
+                    path,
+                    "branches-changed",
+                    {kind: old[kind]} if kind in old_kinds else {},
+                    {kind: new[kind]} if kind in new_kinds else {},
+                    _BOTH,
+                    f"{kind} appeared or disappeared beside another combinator",
+                    undecided=True,
+                )
+        return False
+
+    def _with_base(self, schema: Mapping[str, Any], kind: str) -> list[Any]:
+        """Return the branches of ``schema[kind]``, each joined with the keywords beside it."""
+        base = {k: v for k, v in self._bare(schema).items() if k != kind}
+        branches: list[Any] = schema[kind]
+        if not base:
+            return list(branches)
+        base = self.make(("base", id(schema), kind), base)
+        joined: list[Any] = []
+        for index, branch in enumerate(branches):
+            if isinstance(branch, Mapping) and "$ref" not in branch and not branch.keys() & base:
+                made = {**base, **branch}
+            else:
+                made = {"allOf": [base, branch]}
+            joined.append(self.make(("join", id(schema), kind, index), made))
+        return joined
+
+    def _bare(self, schema: Mapping[str, Any]) -> Mapping[str, Any]:
+        """Return ``schema`` without its annotations (the node already compared them)."""
+        if not schema.keys() & (_DESCRIPTIVE | _ANNOTATIONS):
+            return schema
+        bare = {k: v for k, v in schema.items() if k not in _DESCRIPTIVE | _ANNOTATIONS}
+        made: Mapping[str, Any] = self.make(("bare", id(schema)), bare)
+        return made
+
+    def _branches_one_sided(
+        self, kind: str, before: Any, after: Any, path: str, *, added: bool
+    ) -> None:
+        if added:
+            self.emit(
+                path,
+                "branches-changed",
+                {},
+                {kind: after},
+                _ONLY_BACKWARD,
+                f"{kind} now restricts a value that was unconstrained; "
+                "old data may match no branch",
+            )
+        else:
+            self.emit(
+                path,
+                "branches-changed",
+                {kind: before},
+                {},
+                _ONLY_FORWARD,
+                f"{kind} no longer restricts the value; old readers reject new data outside it",
+            )
+
+    def _branch_lists(
+        self,
+        old_kind: str,
+        old_branches: Sequence[Any],
+        old_side: _Side,
+        new_kind: str,
+        new_branches: Sequence[Any],
+        new_side: _Side,
+        path: str,
+    ) -> None:
+        """Pair the branches of two combinators, compare the pairs, report the rest."""
+        pairs, old_left, new_left = self._pair(old_branches, old_side, new_branches, new_side)
+        for old_branch, new_branch in pairs:
+            self.compare(old_branch, old_side, new_branch, new_side, path)
+        if old_left and new_left:
+            self.emit(
+                path,
+                "branches-changed",
+                {old_kind: old_left},
+                {new_kind: new_left},
+                _BOTH,
+                f"{len(old_left)} old and {len(new_left)} new {new_kind} branches cannot be "
+                "paired with each other; compare them by hand",
+                undecided=True,
+            )
+            return
+        if not old_left and not new_left:
+            return
+        added = bool(new_left)
+        kind = new_kind if added else old_kind
+        left = new_left if added else old_left
+        if kind == "allOf":
+            self.emit(
+                path,
+                "branches-changed",
+                {} if added else {kind: left},
+                {kind: left} if added else {},
+                _ONLY_BACKWARD if added else _ONLY_FORWARD,
+                "a condition was added to allOf; old data may fail it"
+                if added
+                else "a condition was removed from allOf; "
+                "old readers reject new data that fails it",
+            )
+            return
+        branches = new_branches if added else old_branches
+        side = new_side if added else old_side
+        if kind == "oneOf" and not all(
+            self._disjoint_from_rest(branch, branches, side) for branch in left
+        ):
+            self.emit(
+                path,
+                "branches-changed",
+                {} if added else {kind: left},
+                {kind: left} if added else {},
+                _BOTH,
+                "a oneOf branch that may overlap another was "
+                + ("added" if added else "removed")
+                + ": data matching two branches is rejected, so this may break either way",
+                undecided=True,
+            )
+            return
+        self.emit(
+            path,
+            "branches-changed",
+            {} if added else {kind: left},
+            {kind: left} if added else {},
+            _ONLY_FORWARD if added else _ONLY_BACKWARD,
+            f"{kind} branch added: old readers reject new data that matches only it"
+            if added
+            else f"{kind} branch removed: new readers reject old data that matched only it",
+        )
+
+    def _pair(
+        self,
+        old_branches: Sequence[Any],
+        old_side: _Side,
+        new_branches: Sequence[Any],
+        new_side: _Side,
+    ) -> tuple[list[tuple[Any, Any]], list[Any], list[Any]]:
+        """Pair branches that stand for the same alternative; return pairs and the unpaired."""
+        old_left = list(range(len(old_branches)))
+        new_left = list(range(len(new_branches)))
+        old_sigs = [self._signature(branch, old_side) for branch in old_branches]
+        new_sigs = [self._signature(branch, new_side) for branch in new_branches]
+        pairs: list[tuple[int, int]] = []
+
+        def match(same: Callable[[int, int], bool]) -> None:
+            for i in list(old_left):
+                candidates = [j for j in new_left if same(i, j)]
+                if len(candidates) != 1:
+                    continue
+                j = candidates[0]
+                if [k for k in old_left if same(k, j)] == [i]:
+                    pairs.append((i, j))
+                    old_left.remove(i)
+                    new_left.remove(j)
+
+        match(lambda i, j: _same(old_branches[i], new_branches[j]))
+        match(
+            lambda i, j: (
+                _ref_of(old_branches[i]) not in (None, "")
+                and _ref_of(old_branches[i]) == _ref_of(new_branches[j])
+            )
+        )
+        match(lambda i, j: bool(old_sigs[i][1]) and old_sigs[i][1] == new_sigs[j][1])
+        match(lambda i, j: old_sigs[i][0] is not None and old_sigs[i][0] == new_sigs[j][0])
+        if len(old_left) == 1 and len(new_left) == 1:
+            pairs.append((old_left.pop(), new_left.pop()))
+        return (
+            [(old_branches[i], new_branches[j]) for i, j in sorted(pairs)],
+            [old_branches[i] for i in old_left],
+            [new_branches[j] for j in new_left],
+        )
+
+    def _signature(
+        self, branch: Any, side: _Side
+    ) -> tuple[frozenset[str] | None, Mapping[str, str]]:
+        """Return a branch's types and the constant values of its required properties."""
+        schema, side = self.resolve(branch, side)
+        if not isinstance(schema, Mapping):
+            return (frozenset() if schema is False else None), {}
+        types = _types(schema)
+        consts: dict[str, str] = {}
+        props = _mapping(schema.get("properties"))
+        for name in _required(schema) & props.keys():
+            prop, _ = self.resolve(props[name], side)
+            values = _values(prop) if isinstance(prop, Mapping) else None
+            if values is not None and len(values) == 1:
+                consts[name] = _key(values[0])
+        for part in _list(schema.get("allOf")):
+            part_types, part_consts = self._signature(part, side)
+            types = _meet(types, part_types)
+            consts.update(part_consts)
+        return types, consts
+
+    def _disjoint(self, a: Any, b: Any, side: _Side) -> bool:
+        a_types, a_consts = self._signature(a, side)
+        b_types, b_consts = self._signature(b, side)
+        if _meet(a_types, b_types) == frozenset():
+            return True
+        return any(a_consts[name] != b_consts[name] for name in a_consts.keys() & b_consts.keys())
+
+    def _disjoint_from_rest(self, branch: Any, branches: Sequence[Any], side: _Side) -> bool:
+        return all(self._disjoint(branch, other, side) for other in branches if other is not branch)
+
+    def _pairwise_disjoint(self, branches: Sequence[Any], side: _Side) -> bool:
+        return all(self._disjoint_from_rest(branch, branches, side) for branch in branches)
+
+    def _all_of(
+        self,
+        old: Mapping[str, Any],
+        old_side: _Side,
+        new: Mapping[str, Any],
+        new_side: _Side,
+        path: str,
+    ) -> None:
+        old_parts, new_parts = _list(old.get("allOf")), _list(new.get("allOf"))
+        if old_parts or new_parts:
+            self._branch_lists("allOf", old_parts, old_side, "allOf", new_parts, new_side, path)
+
+    def _conditional(
+        self,
+        old: Mapping[str, Any],
+        old_side: _Side,
+        new: Mapping[str, Any],
+        new_side: _Side,
+        path: str,
+    ) -> None:
+        if "if" not in old and "if" not in new:
+            return
+        if "if" in old and "if" in new:
+            _, _, changes = self.probe(old["if"], old_side, new["if"], new_side, path)
+            if any(change.kind not in _INFORMATIONAL for change in changes):
+                self.emit(
+                    path,
+                    "branches-changed",
+                    {"if": old["if"]},
+                    {"if": new["if"]},
+                    _BOTH,
+                    "the if condition changed, so which of then/else applies to a value changed; "
+                    "compare by hand",
+                    undecided=True,
+                )
+                return
+            for keyword in ("then", "else"):
+                self.compare(
+                    old.get(keyword, True), old_side, new.get(keyword, True), new_side, path
+                )
+            return
+        added = "if" in new
+        clause = {
+            k: (new if added else old)[k]
+            for k in ("if", "then", "else")
+            if k in (new if added else old)
+        }
+        self.emit(
+            path,
+            "branches-changed",
+            {} if added else clause,
+            clause if added else {},
+            _ONLY_BACKWARD if added else _ONLY_FORWARD,
+            "an if/then/else condition was added; old data may fail it"
+            if added
+            else "an if/then/else condition was removed; old readers reject new data that fails it",
+        )
+
+    def _not(
+        self,
+        old: Mapping[str, Any],
+        old_side: _Side,
+        new: Mapping[str, Any],
+        new_side: _Side,
+        path: str,
+    ) -> None:
+        if "not" not in old and "not" not in new:
+            return
+        before = {"not": old["not"]} if "not" in old else {}
+        after = {"not": new["not"]} if "not" in new else {}
+        if "not" in old and "not" in new:
+            breaks, undecided, changes = self.probe(
+                old["not"], old_side, new["not"], new_side, path
+            )
+            if not any(change.kind not in _INFORMATIONAL for change in changes):
+                return
+            # What `not` rejects grew where its schema widened: the directions swap.
+            swapped = frozenset(
+                {BACKWARD: FORWARD, FORWARD: BACKWARD}[direction] for direction in breaks
+            )
+            self.emit(
+                path,
+                "branches-changed",
+                before,
+                after,
+                swapped,
+                "the schema under not changed; what it excludes changed the opposite way",
+                undecided=undecided,
+            )
+        elif "not" in new:
+            self.emit(
+                path,
+                "branches-changed",
+                before,
+                after,
+                _ONLY_BACKWARD,
+                "a not condition was added; old data may match what it excludes",
+            )
+        else:
+            self.emit(
+                path,
+                "branches-changed",
+                before,
+                after,
+                _ONLY_FORWARD,
+                "a not condition was removed; old readers reject new data that matches it",
+            )
+
+
+# ---------------------------------------------------------------------------------------------
+# Keyword helpers
+
+
+_OPENNESS_TEXT: Final = {
+    "open": "allowed with any value",
+    "schema": "allowed when they match additionalProperties",
+    "closed": "forbidden",
+}
+
+
+def _openness(rule: Any) -> str:
+    if rule is False:
+        return "closed"
+    if rule is True or (isinstance(rule, Mapping) and not _validates(rule)):
+        return "open"
+    return "schema"
+
+
+def _validates(schema: Mapping[str, Any]) -> bool:
+    """Tell whether a schema has any keyword that can reject a value."""
+    return any(key in _HANDLED | _RAW_ONLY or key == "$ref" for key in schema)
+
+
+def _member_rule(schema: Mapping[str, Any], name: str) -> tuple[Any, str]:
+    """Return the schema that governs an undeclared member ``name``, and where it comes from."""
+    for pattern, rule in _mapping(schema.get("patternProperties")).items():
+        try:
+            if re.search(pattern, name):
+                return rule, f"patternProperties {pattern!r}"
+        except re.error:
+            continue
+    rule = schema.get("additionalProperties", True)
+    if rule is True:
+        return True, "additionalProperties (absent: any value)"
+    return rule, f"additionalProperties {_short(rule)}"
+
+
+def _member_reason(
+    rule_text: str,
+    rule: Any,
+    value_breaks: frozenset[str],
+    contested: bool,
+    policy: str,
+    *,
+    added: bool,
+) -> str:
+    """Explain why adding or removing a declared property does or does not break."""
+    other = "old" if added else "new"
+    if rule is False:
+        if added:
+            return "the old schema forbids undeclared properties: old readers reject data with it"
+        return "the new schema forbids undeclared properties: new readers reject old data with it"
+    open_rule = _openness(rule) == "open"
+    if contested and open_rule:
+        if policy == "lenient":
+            return (
+                f"optional, and the {other} schema allows undeclared properties: compatible under "
+                "the lenient policy, which assumes no data used the name for another value"
+            )
+        if not value_breaks:
+            return f"optional, and its value is unconstrained; the {other} schema allows it too"
+        if added:
+            return (
+                "optional; strict policy: the old schema accepted any value under this name, and "
+                "the new value constraint can reject such old data"
+            )
+        return (
+            "optional; strict policy: the new schema accepts any value under this name, and "
+            "the old value constraint rejects new data that uses it differently"
+        )
+    if open_rule:
+        return f"the {other} schema allows it as an undeclared property with any value"
+    verdict = ", ".join(sorted(value_breaks)) if value_breaks else "nothing"
+    suffix = ""
+    if contested and policy == "lenient" and value_breaks:
+        suffix = f" (lenient policy: only {FORWARD if added else BACKWARD} counts)"
+    return (
+        f"the {other} schema checks it as an undeclared property against {rule_text}; "
+        f"that rule against the declaration breaks {verdict}{suffix}"
+    )
+
+
+def _item_rules(schema: Mapping[str, Any], legacy: bool) -> tuple[list[Any], Any]:
+    """Return the per-position item schemas and the schema for the items after them."""
+    items = schema.get("items", True)
+    if isinstance(items, list):
+        return list(items), schema.get("additionalItems", True)
+    prefix = schema.get("prefixItems")
+    if isinstance(prefix, list) and not legacy:
+        return list(prefix), items
+    return [], items
+
+
+def _types(schema: Mapping[str, Any]) -> frozenset[str] | None:
+    """Return the JSON types a schema admits by ``type`` (and enum/const when untyped)."""
+    declared = schema.get("type")
+    types: frozenset[str] | None = None
+    if isinstance(declared, str):
+        types = frozenset({declared})
+    elif isinstance(declared, list):
+        types = frozenset(t for t in declared if isinstance(t, str))
+    values = _values(schema)
+    if values is not None:
+        types = _meet(types, frozenset(_json_type(value) for value in values))
+    return types
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+def _meet(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str] | None:
+    """Intersect two type sets (``None`` = every type; integers are numbers)."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    met = set(a & b)
+    if ("integer" in a and "number" in b) or ("number" in a and "integer" in b):
+        met.add("integer")
+    return frozenset(met)
+
+
+def _covers(big: frozenset[str] | None, small: frozenset[str] | None) -> bool:
+    if big is None:
+        return True
+    if small is None:
+        return big >= _ALL_TYPES
+    return all(t in big or (t == "integer" and "number" in big) for t in small)
+
+
+def _minus(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str] | None:
+    if b is None:
+        return frozenset()
+    if a is None:
+        return _ALL_TYPES - b if "number" not in b else _ALL_TYPES - b - {"number"}
+    return frozenset(t for t in a if not _covers(b, frozenset({t})))
+
+
+def _may_be(types: frozenset[str] | None, wanted: str) -> bool:
+    if types is None:
+        return True
+    return wanted in types or (wanted == "number" and "integer" in types)
+
+
+def _type_view(types: frozenset[str] | None) -> list[str] | None:
+    return None if types is None else sorted(types)
+
+
+def _type_text(types: frozenset[str] | None) -> str:
+    if types is None:
+        return "any type"
+    if not types:
+        return "no type"
+    return ", ".join(sorted(types))
+
+
+def _values(schema: Mapping[str, Any]) -> list[Any] | None:
+    """Return the values ``enum``/``const`` allow, or None when they do not restrict."""
+    values: list[Any] | None = None
+    if isinstance(schema.get("enum"), list):
+        values = list(schema["enum"])
+    if "const" in schema:
+        const = schema["const"]
+        # const and enum together allow the const only if the enum lists it.
+        keep = values is None or _key(const) in {_key(v) for v in values}
+        values = [const] if keep else []
+    return values
+
+
+def _value_reason(removed: bool, added: bool) -> str:
+    parts = []
+    if removed:
+        parts.append("values were removed: new readers reject old data that holds them")
+    if added:
+        parts.append("values were added: old readers reject new data that holds them")
+    return "; ".join(parts)
+
+
+def _lower_bound(schema: Mapping[str, Any]) -> tuple[float, bool] | None:
+    """Return (bound, exclusive) for the lowest value allowed, the tighter keyword winning."""
+    bounds = []
+    if _number(schema.get("minimum")) is not None:
+        bounds.append((float(schema["minimum"]), False))
+    if _number(schema.get("exclusiveMinimum")) is not None:
+        bounds.append((float(schema["exclusiveMinimum"]), True))
+    return max(bounds) if bounds else None
+
+
+def _upper_bound(schema: Mapping[str, Any]) -> tuple[float, bool] | None:
+    """Return (-bound, exclusive) so that a larger tuple is the tighter upper limit."""
+    bounds = []
+    if _number(schema.get("maximum")) is not None:
+        bounds.append((-float(schema["maximum"]), False))
+    if _number(schema.get("exclusiveMaximum")) is not None:
+        bounds.append((-float(schema["exclusiveMaximum"]), True))
+    best = max(bounds) if bounds else None
+    return None if best is None else (-best[0], best[1])
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def _fraction(value: Any) -> Fraction | None:
+    if _number(value) is None or value <= 0:
+        return None
+    return Fraction(str(value))
+
+
+def _required(schema: Mapping[str, Any]) -> set[str]:
+    required = schema.get("required")
+    if not isinstance(required, list):
+        return set()
+    return {name for name in required if isinstance(name, str)}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else _EMPTY
+
+
+def _ordered_keys(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    """Return the keys of both mappings: the old order first, then the new-only keys."""
+    return list(old) + [key for key in new if key not in old]
+
+
+def _ref_of(schema: Any) -> str | None:
+    if isinstance(schema, Mapping) and isinstance(schema.get("$ref"), str):
+        return str(schema["$ref"])
+    return None
+
+
+def _canonical(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_canonical(item) for item in value]
+    if isinstance(value, Mapping):
+        return {str(k): _canonical(v) for k, v in value.items()}
+    return value
+
+
+def _key(value: Any) -> str:
+    """Return a text that is equal for equal JSON values (1 == 1.0, but true != 1)."""
+    return json.dumps(_canonical(value), sort_keys=True, ensure_ascii=False, default=repr)
+
+
+def _same(a: Any, b: Any) -> bool:
+    return _key(a) == _key(b)
+
+
+def _child(path: str, name: str) -> str:
+    return f"{path}/{name.replace('~', '~0').replace('/', '~1')}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Rendering
+
+
+def _show_path(path: str) -> str:
+    return path or "(root)"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, default=repr)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _summarise(change: Change) -> str:
+    kind, before, after = change.kind, change.before, change.after
+    if kind == "property-added":
+        return "added (required)" if after and after.get("required") else "added (optional)"
+    if kind == "property-removed":
+        return (
+            "removed (was required)"
+            if before and before.get("required")
+            else "removed (was optional)"
+        )
+    if kind == "required-added":
+        return "now required"
+    if kind == "required-removed":
+        return "now optional"
+    if kind.startswith("type-"):
+        return f"type {_types_shown(before)} -> {_types_shown(after)}"
+    if kind in ("enum-added", "enum-removed"):
+        first, second = (before, after) if kind == "enum-added" else (after, before)
+        known = {_key(value) for value in first}
+        shown = ", ".join(_short(v, 30) for v in second if _key(v) not in known)
+        return f"enum {'+' if kind == 'enum-added' else '-'} {shown}"
+    if kind == "const-changed":
+        return f"{_values_shown(before)} -> {_values_shown(after)}"
+    if kind.startswith("additional-properties-"):
+        return f"additionalProperties {_short(before, 40)} -> {_short(after, 40)}"
+    if isinstance(before, Mapping) and isinstance(after, Mapping):
+        return (
+            "; ".join(
+                _keyword_summary(kind, k, before, after) for k in _ordered_keys(before, after)
+            )
+            or kind
+        )
+    return kind
+
+
+def _keyword_summary(
+    kind: str, keyword: str, before: Mapping[str, Any], after: Mapping[str, Any]
+) -> str:
+    if kind == "branches-changed" and not isinstance(before.get(keyword, after.get(keyword)), list):
+        if keyword in before and keyword in after:
+            return f"{keyword} changed"
+        return f"{keyword} {'added' if keyword in after else 'removed'}"
+    if kind == "branches-changed":
+        removed, added = len(before.get(keyword, [])), len(after.get(keyword, []))
+        if removed and added:
+            return f"{keyword}: {removed} unpaired old vs {added} unpaired new branches"
+        count = added or removed
+        noun = "branch" if count == 1 else "branches"
+        return f"{keyword}: {count} {noun} {'added' if added else 'removed'}"
+    if keyword not in before:
+        if kind in _INFORMATIONAL:
+            return f"{keyword} added"
+        return f"{keyword} added: {_short(after[keyword], 40)}"
+    if keyword not in after:
+        return f"{keyword} removed"
+    if kind in _INFORMATIONAL:
+        return f"{keyword} changed"
+    return f"{keyword} {_short(before[keyword], 30)} -> {_short(after[keyword], 30)}"
+
+
+def _types_shown(types: Any) -> str:
+    if types is None:
+        return "any"
+    if types is False or types == []:
+        return "nothing"
+    return "|".join(str(t) for t in types)
+
+
+def _values_shown(values: Any) -> str:
+    if values is None:
+        return "any value"
+    if isinstance(values, list) and len(values) == 1:
+        return f"const {_short(values[0], 30)}"
+    return f"enum {_short(values, 40)}"
