@@ -71,11 +71,14 @@ def _to_issue(error: jsonschema.exceptions.ValidationError) -> Issue:
 
 
 def _rs_registry(registry: Registry) -> Any:
-    cache = registry.__dict__.get("_rs_registry")
-    if cache is None:
-        cache = jsonschema_rs.Registry([(e.id, dict(e.document)) for e in registry.entries()])
-        registry.__dict__["_rs_registry"] = cache
-    return cache
+    """Return one jsonschema-rs registry of every schema, or None if a `$ref` cannot resolve."""
+    if "_rs_registry" not in registry.__dict__:
+        try:
+            built = jsonschema_rs.Registry([(e.id, dict(e.document)) for e in registry.entries()])
+        except ValueError:
+            built = None  # some schema refers outside the registry: compile each one alone
+        registry.__dict__["_rs_registry"] = built
+    return registry.__dict__["_rs_registry"]
 
 
 class Validator:
@@ -87,15 +90,16 @@ class Validator:
         self._registry = registry
         self._entry = entry
         self._reference: jsonschema.protocols.Validator | None = None
+        shared = _rs_registry(registry)
         try:
             self._fast: Any = jsonschema_rs.validator_for(
                 dict(entry.document),
-                registry=_rs_registry(registry),
                 offline=True,
                 validate_formats=False,
+                **({"registry": shared} if shared is not None else {}),
             )
-        except jsonschema_rs.ValidationError as err:
-            # Most likely a `$ref` that leads outside the registry: name it precisely.
+        except ValueError as err:
+            # A `$ref` that leads outside the registry: name it precisely.
             registry.check_refs(entry.family, entry.version)
             raise RemoteRefError(str(err).splitlines()[0], str(entry.path)) from err
 

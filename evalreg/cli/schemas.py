@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Any
 
 import click
 
@@ -20,16 +21,20 @@ from evalreg.cli.app import Context, cli, emit, pass_context
 def list_command(context: Context, fmt: str) -> None:
     """List every family with its versions, latest version and title."""
     registry = context.registry
-    rows = [
-        {
-            "family": family,
-            "versions": list(registry.versions(family)),
-            "latest": registry.versions(family)[-1] if registry.versions(family) else None,
-            "title": registry.manifest(family).title,
-            "kind": registry.manifest(family).kind,
-        }
-        for family in registry.families()
-    ]
+    rows: list[dict[str, Any]] = []
+    for family in registry.families():
+        manifest = registry.manifest(family)
+        versions = registry.versions(family)
+        rows.append(
+            {
+                "family": family,
+                "versions": list(versions),
+                "latest": versions[-1] if versions else None,
+                "title": manifest.title,
+                "description": manifest.description,
+                "kind": manifest.kind,
+            }
+        )
     if fmt == "json":
         emit(json.dumps(rows, indent=2, ensure_ascii=False))
         return
@@ -38,9 +43,10 @@ def list_command(context: Context, fmt: str) -> None:
 
     table = Table(box=None, pad_edge=False, header_style="bold")
     for column in ("family", "versions", "latest", "title"):
-        table.add_column(column, overflow="fold")
+        table.add_column(column, no_wrap=column != "title")
     for row in rows:
-        table.add_row(row["family"], ", ".join(row["versions"]), row["latest"] or "-", row["title"])
+        versions_text = ", ".join(row["versions"]) or "-"
+        table.add_row(row["family"], versions_text, row["latest"] or "-", row["title"])
     Console(soft_wrap=True, width=max(120, _terminal_width())).print(table)
 
 

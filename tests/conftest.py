@@ -1,0 +1,62 @@
+"""Shared fixtures: the built-in registry, and small registry directories built in tmp_path."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import evalreg
+from evalreg.registry import Registry
+
+EXAMPLES = Path(__file__).parent / "examples"
+
+
+@pytest.fixture(scope="session")
+def registry() -> Registry:
+    """The built-in registry (no user directories)."""
+    return evalreg.load_registry(builtin=True)
+
+
+@pytest.fixture(autouse=True)
+def _no_user_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("EVALREG_PATH", raising=False)
+
+
+RegistryFactory = Callable[..., Path]
+
+
+@pytest.fixture
+def make_registry_dir(tmp_path: Path) -> RegistryFactory:
+    """Return a function that writes a registry directory and returns its path.
+
+    `families` maps a family name to {"manifest": str (YAML), "schemas": {version: dict},
+    "steps": {file name: str (Python source)}}.
+    """
+    counter = {"n": 0}
+
+    def make(families: Mapping[str, Mapping[str, Any]], name: str | None = None) -> Path:
+        counter["n"] += 1
+        root = tmp_path / (name or f"reg{counter['n']}")
+        (root / "registry").mkdir(parents=True)
+        (root / "schemas").mkdir()
+        for family, parts in families.items():
+            manifest = parts.get("manifest") or (
+                f"name: {family}\ntitle: {family} records\nkind: json\n"
+            )
+            (root / "registry" / f"{family}.yaml").write_text(textwrap.dedent(manifest))
+            for version, schema in parts.get("schemas", {}).items():
+                path = root / "schemas" / family / f"{version}.schema.json"
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(json.dumps(schema, indent=2))
+            for file_name, source in parts.get("steps", {}).items():
+                path = root / "migrations" / family / file_name
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(textwrap.dedent(source))
+        return root
+
+    return make
