@@ -43,7 +43,10 @@ def ids(pairs: Any) -> list[str]:
 
 @cache
 def _schema(family: str, version: str) -> dict[str, Any]:
-    return json.loads((SCHEMAS / family / f"{version}.schema.json").read_text(encoding="utf-8"))
+    document: dict[str, Any] = json.loads(
+        (SCHEMAS / family / f"{version}.schema.json").read_text(encoding="utf-8")
+    )
+    return document
 
 
 def schema(family: str, version: str) -> dict[str, Any]:
