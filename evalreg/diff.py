@@ -429,6 +429,8 @@ class _Differ:
 
     def compare(self, old: Any, old_side: _Side, new: Any, new_side: _Side, path: str) -> None:
         """Compare two subschemas that govern the instance at ``path``."""
+        old, old_side = self.resolve(old, old_side)
+        new, new_side = self.resolve(new, new_side)
         key = (id(old), id(new))
         if key in self._active:
             return
@@ -445,9 +447,7 @@ class _Differ:
             return
         self._active.add(key)
         try:
-            old_schema, old_side = self.resolve(old, old_side)
-            new_schema, new_side = self.resolve(new, new_side)
-            self._compare(old_schema, old_side, new_schema, new_side, path)
+            self._compare(old, old_side, new, new_side, path)
         finally:
             self._active.discard(key)
 
@@ -475,9 +475,18 @@ class _Differ:
             validating = {k: v for k, v in siblings.items() if k in _HANDLED | _RAW_ONLY}
             notes = {k: v for k, v in siblings.items() if k in _DESCRIPTIVE}
             if validating and not side.legacy_refs:
-                target = self.make(
-                    ("ref-and", id(schema)), {**notes, "allOf": [target, validating]}
+                # Keywords beside the reference apply too: fold them into the target when that
+                # cannot change their meaning, else keep both as an allOf.
+                foldable = (
+                    isinstance(target, Mapping)
+                    and not target.keys() & (validating.keys() | {"$ref"})
+                    and '"$ref"' not in _key(validating)
                 )
+                if foldable:
+                    joined = {**target, **validating, **notes}
+                else:
+                    joined = {**notes, "allOf": [target, validating]}
+                target = self.make(("ref-and", id(schema)), joined)
             elif notes and isinstance(target, Mapping):
                 target = self.make(("ref-notes", id(schema)), {**target, **notes})
             schema = target
@@ -498,13 +507,15 @@ class _Differ:
         self._annotations(old, new, path)
         if self._unions(old, old_side, new, new_side, path):
             return
-        old_types, new_types = _types(old), _types(new)
+        # allOf parts narrow the types too (keywords beside a 2020-12 $ref end up there).
+        old_types = self._signature(old, old_side)[0]
+        new_types = self._signature(new, new_side)[0]
         # Where both sides list their values, the value comparison says exactly what changed.
         both_valued = _values(old) is not None and _values(new) is not None
         if not both_valued:
             self._type_change(old_types, new_types, path)
-        if _meet(old_types, new_types) == frozenset():
-            return  # nothing can be valid under both: the type change says it all
+            if _meet(old_types, new_types) == frozenset():
+                return  # nothing can be valid under both: the type change says it all
         self._values(old, new, path)
         if _may_be(old_types, "object") and _may_be(new_types, "object"):
             self._objects(old, old_side, new, new_side, path)
@@ -934,19 +945,17 @@ class _Differ:
             self._constraint(old, new, path, (keyword,), tightened)
 
     def _bounds(self, old: Mapping[str, Any], new: Mapping[str, Any], path: str) -> None:
-        for keywords, pick in (
-            (("minimum", "exclusiveMinimum"), _lower_bound),
-            (("maximum", "exclusiveMaximum"), _upper_bound),
+        for keywords, sign in (
+            (("minimum", "exclusiveMinimum"), 1),
+            (("maximum", "exclusiveMaximum"), -1),
         ):
-            old_bound, new_bound = pick(old), pick(new)
+            old_bound, new_bound = _bound(old, keywords, sign), _bound(new, keywords, sign)
             if old_bound == new_bound:
                 continue
             if old_bound is None or new_bound is None:
                 tightened = new_bound is not None
-            elif keywords[0] == "minimum":
-                tightened = new_bound > old_bound
             else:
-                tightened = new_bound < old_bound
+                tightened = new_bound > old_bound
             self._constraint(old, new, path, keywords, tightened)
 
     def _multiple_of(self, old: Mapping[str, Any], new: Mapping[str, Any], path: str) -> None:
@@ -1073,7 +1082,10 @@ class _Differ:
             return True
         if len(old_kinds) == 1 and len(new_kinds) == 1 and old_kinds != new_kinds:
             old_kind, new_kind = old_kinds[0], new_kinds[0]
-            if not (
+            undecided = self._branch_lists(
+                old_kind, old[old_kind], old_side, new_kind, new[new_kind], new_side, path
+            )
+            if not undecided and not (
                 self._pairwise_disjoint(old[old_kind], old_side)
                 and self._pairwise_disjoint(new[new_kind], new_side)
             ):
@@ -1087,9 +1099,6 @@ class _Differ:
                     "what data that matches several branches does",
                     undecided=True,
                 )
-            self._branch_lists(
-                old_kind, old[old_kind], old_side, new_kind, new[new_kind], new_side, path
-            )
             return False
         for kind in ("oneOf", "anyOf"):
             if kind in old_kinds and kind in new_kinds:
@@ -1162,8 +1171,11 @@ class _Differ:
         new_branches: Sequence[Any],
         new_side: _Side,
         path: str,
-    ) -> None:
-        """Pair the branches of two combinators, compare the pairs, report the rest."""
+    ) -> bool:
+        """Pair the branches of two combinators, compare the pairs, report the rest.
+
+        Return whether an undecided change was reported for the unpaired branches.
+        """
         pairs, old_left, new_left = self._pair(old_branches, old_side, new_branches, new_side)
         for old_branch, new_branch in pairs:
             self.compare(old_branch, old_side, new_branch, new_side, path)
@@ -1178,9 +1190,9 @@ class _Differ:
                 "paired with each other; compare them by hand",
                 undecided=True,
             )
-            return
+            return True
         if not old_left and not new_left:
-            return
+            return False
         added = bool(new_left)
         kind = new_kind if added else old_kind
         left = new_left if added else old_left
@@ -1196,7 +1208,7 @@ class _Differ:
                 else "a condition was removed from allOf; "
                 "old readers reject new data that fails it",
             )
-            return
+            return False
         branches = new_branches if added else old_branches
         side = new_side if added else old_side
         if kind == "oneOf" and not all(
@@ -1213,7 +1225,7 @@ class _Differ:
                 + ": data matching two branches is rejected, so this may break either way",
                 undecided=True,
             )
-            return
+            return True
         self.emit(
             path,
             "branches-changed",
@@ -1224,6 +1236,7 @@ class _Differ:
             if added
             else f"{kind} branch removed: new readers reject old data that matched only it",
         )
+        return False
 
     def _pair(
         self,
@@ -1268,10 +1281,13 @@ class _Differ:
         )
 
     def _signature(
-        self, branch: Any, side: _Side
+        self, branch: Any, side: _Side, seen: frozenset[int] = frozenset()
     ) -> tuple[frozenset[str] | None, Mapping[str, str]]:
         """Return a branch's types and the constant values of its required properties."""
         schema, side = self.resolve(branch, side)
+        if id(schema) in seen:
+            return None, {}
+        seen |= {id(schema)}
         if not isinstance(schema, Mapping):
             return (frozenset() if schema is False else None), {}
         types = _types(schema)
@@ -1283,7 +1299,7 @@ class _Differ:
             if values is not None and len(values) == 1:
                 consts[name] = _key(values[0])
         for part in _list(schema.get("allOf")):
-            part_types, part_consts = self._signature(part, side)
+            part_types, part_consts = self._signature(part, side, seen)
             types = _meet(types, part_types)
             consts.update(part_consts)
         return types, consts
@@ -1602,25 +1618,20 @@ def _value_reason(removed: bool, added: bool) -> str:
     return "; ".join(parts)
 
 
-def _lower_bound(schema: Mapping[str, Any]) -> tuple[float, bool] | None:
-    """Return (bound, exclusive) for the lowest value allowed, the tighter keyword winning."""
-    bounds = []
-    if _number(schema.get("minimum")) is not None:
-        bounds.append((float(schema["minimum"]), False))
-    if _number(schema.get("exclusiveMinimum")) is not None:
-        bounds.append((float(schema["exclusiveMinimum"]), True))
+def _bound(
+    schema: Mapping[str, Any], keywords: tuple[str, str], sign: int
+) -> tuple[float, bool] | None:
+    """Return the tightest of an inclusive and an exclusive bound as ``(sign * value, exclusive)``.
+
+    ``sign`` is 1 for lower and -1 for upper bounds, so that the larger tuple is the tighter one.
+    """
+    inclusive, exclusive = keywords
+    bounds = [
+        (sign * float(schema[keyword]), keyword == exclusive)
+        for keyword in (inclusive, exclusive)
+        if _number(schema.get(keyword)) is not None
+    ]
     return max(bounds) if bounds else None
-
-
-def _upper_bound(schema: Mapping[str, Any]) -> tuple[float, bool] | None:
-    """Return (-bound, exclusive) so that a larger tuple is the tighter upper limit."""
-    bounds = []
-    if _number(schema.get("maximum")) is not None:
-        bounds.append((-float(schema["maximum"]), False))
-    if _number(schema.get("exclusiveMaximum")) is not None:
-        bounds.append((-float(schema["exclusiveMaximum"]), True))
-    best = max(bounds) if bounds else None
-    return None if best is None else (-best[0], best[1])
 
 
 def _number(value: Any) -> float | None:
