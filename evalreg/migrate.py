@@ -373,6 +373,13 @@ def migrate_record(
     base: dict[str, Any] = {"record": record}
     detection = registry.detect(record, filename)
     if family is None:
+        if detection.status == "unknown-version" and detection.family is not None:
+            known = ", ".join(registry.versions(detection.family))
+            message = (
+                f"version {detection.stated_version!r} of {detection.family} is not known "
+                f"(known: {known})"
+            )
+            return _failed(base | {"family": detection.family}, message)
         if not detection.ok:
             return _failed(base, f"cannot detect the record: {detection.summary()}")
         family, source = detection.family, detection.version

@@ -357,10 +357,16 @@ def migrate_file(
     byte for byte untouched (with `--out`, copied as it is).
     """
     tally = _Tally()
-    if file_kind(path) == "jsonl":
-        yield from _migrate_jsonl(registry, path, output, options, tally)
-    else:
-        yield from _migrate_document(registry, path, output, options, tally)
+    try:
+        if file_kind(path) == "jsonl":
+            yield from _migrate_jsonl(registry, path, output, options, tally)
+        else:
+            yield from _migrate_document(registry, path, output, options, tally)
+    except OSError as err:
+        # The original is intact (writes are atomic); report the file and go on with the rest.
+        message = f"left as it was: cannot write {output}: {err.strerror or err}"
+        yield FileMigration(path, output, "failed", 0, 0, tally.failed, message)
+        return
     yield tally.outcome(path, output, rewrites=output is not None and output != path)
 
 

@@ -19,7 +19,8 @@ class Example(NamedTuple):
 
     @property
     def id(self) -> str:
-        return f"{self.family}/{'valid' if self.valid else 'invalid'}/{self.path.relative_to(EXAMPLES / self.family / ('valid' if self.valid else 'invalid'))}"
+        kind = "valid" if self.valid else "invalid"
+        return f"{self.family}/{kind}/{self.path.relative_to(EXAMPLES / self.family / kind)}"
 
     def records(self) -> list[Any]:
         items = list(read_items(str(self.path)))

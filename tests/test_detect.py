@@ -52,7 +52,13 @@ def test_skill_creator_files_by_name_and_by_structure(registry: Registry) -> Non
 
 
 def test_mnemoverse_events_by_type_without_schema_version(registry: Registry) -> None:
-    event = {"type": "feedback_action", "request_id": "r", "action": "rerank_tweak", "scope": {}, "ts": "t"}
+    event = {
+        "type": "feedback_action",
+        "request_id": "r",
+        "action": "rerank_tweak",
+        "scope": {},
+        "ts": "t",
+    }
     detection = registry.detect(event)
     assert (detection.family, detection.version) == ("mnemoverse.events", "0.1")
     wrong = registry.detect({**event, "type": "something_else"})

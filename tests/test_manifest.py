@@ -15,7 +15,11 @@ def test_marker_pattern_extracts_the_version_from_a_tag() -> None:
         {
             **BASE,
             "markers": [
-                {"pointer": "/$schema", "pattern": r"^tool-v(?P<version>\d+)$", "template": "tool-v{version}"}
+                {
+                    "pointer": "/$schema",
+                    "pattern": r"^tool-v(?P<version>\d+)$",
+                    "template": "tool-v{version}",
+                }
             ],
         },
         "m.yaml",
@@ -76,7 +80,7 @@ def test_malformed_manifests_are_refused_with_the_reason(data: dict, message: st
 def test_manifest_file_name_must_match_its_name(tmp_path: Path) -> None:
     path = tmp_path / "wrong.yaml"
     path.write_text("name: right\ntitle: T\nkind: json\n")
-    with pytest.raises(RegistryError, match="must be right.yaml"):
+    with pytest.raises(RegistryError, match=r"must be right\.yaml"):
         load_manifest(path)
 
 

@@ -77,7 +77,9 @@ def test_schema_returns_a_copy(registry: Registry) -> None:
 def test_unknown_family_and_version_name_what_is_known(registry: Registry) -> None:
     with pytest.raises(UnknownFamilyError, match=r"unknown family 'eee\.nope' \(known: agentv"):
         registry.versions("eee.nope")
-    with pytest.raises(UnknownVersionError, match=r"unknown version '9\.9' of eee\.aggregate \(known: 0\.1\.0"):
+    with pytest.raises(
+        UnknownVersionError, match=r"unknown version '9\.9' of eee\.aggregate \(known: 0\.1\.0"
+    ):
         registry.schema("eee.aggregate", "9.9")
 
 
@@ -97,7 +99,9 @@ def _small_family(make_registry_dir, name: str = "acme.run", schema: dict | None
     )
 
 
-def test_user_directory_through_evalreg_path(make_registry_dir, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_user_directory_through_evalreg_path(
+    make_registry_dir, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
     first = _small_family(make_registry_dir, "acme.run")
     second = _small_family(make_registry_dir, "acme.other")
     monkeypatch.setenv("EVALREG_PATH", f"{first}{__import__('os').pathsep}{second}")
@@ -179,7 +183,9 @@ def test_schemas_without_a_manifest_are_refused(make_registry_dir) -> None:  # t
         ("2.schema.json", "[]", "a schema must be a JSON object"),
     ],
 )
-def test_malformed_schema_files_are_refused(make_registry_dir, name: str, content: str, message: str) -> None:  # type: ignore[no-untyped-def]
+def test_malformed_schema_files_are_refused(
+    make_registry_dir, name: str, content: str, message: str
+) -> None:  # type: ignore[no-untyped-def]
     root = _small_family(make_registry_dir)
     (root / "schemas" / "acme.run" / name).write_text(content)
     with pytest.raises(RegistryError, match=message):

@@ -53,7 +53,10 @@ def test_every_error_is_reported_with_its_pointer(registry: Registry) -> None:
 
 
 def test_long_values_are_shortened_in_messages(registry: Registry) -> None:
-    record = {"expectations": [{"text": "t" * 500, "passed": "yes", "evidence": "e"}], "pass_rate": 1}
+    record = {
+        "expectations": [{"text": "t" * 500, "passed": "yes", "evidence": "e"}],
+        "pass_rate": 1,
+    }
     [issue] = registry.validate(record, "skill-creator.grading")
     assert issue.pointer == "/expectations/0/passed"
     assert len(issue.message) < 120

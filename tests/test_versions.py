@@ -31,7 +31,7 @@ def test_unknown_or_malformed_versions_match_nothing() -> None:
 
 
 def test_invalid_version_error_shows_the_input() -> None:
-    with pytest.raises(InvalidVersionError, match="'v0.x'"):
+    with pytest.raises(InvalidVersionError, match=r"'v0\.x'"):
         parse_version("v0.x")
 
 

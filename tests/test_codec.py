@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from evalreg.codec import DecodeError, dumps, loads
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+def test_integers_wider_than_64_bits_stay_exact() -> None:
+    big = 2**64 + 1
+    text = f'{{"n": {big}, "m": -{big}, "small": 3}}'
+    value = loads(text.encode())
+    assert value == {"n": big, "m": -big, "small": 3}
+    assert isinstance(value["n"], int)
+    assert dumps(value) == f'{{"n":{big},"m":-{big},"small":3}}'.encode()
+
+
+@given(json_values)
+def test_dumps_then_loads_is_the_identity(value: object) -> None:
+    assert loads(dumps(value)) == value
+    assert loads(dumps(value, indent=True)) == value
+
+
+def test_key_order_is_kept() -> None:
+    assert dumps(loads(b'{"b": 1, "a": 2}')) == b'{"b":1,"a":2}'
+
+
+@pytest.mark.parametrize(
+    "data", [b"{", b'{"a": NaN}', b"\xff\xfe", b'{"n": 12345678901234567890123,}']
+)
+def test_invalid_input_raises_a_decode_error(data: bytes) -> None:
+    with pytest.raises(DecodeError):
+        loads(data)
+
+
+def test_indented_output_matches_the_usual_two_space_layout() -> None:
+    assert dumps({"a": [1, {"b": None}]}, indent=True) == (
+        b'{\n  "a": [\n    1,\n    {\n      "b": null\n    }\n  ]\n}'
+    )

@@ -1,0 +1,108 @@
+from __future__ import annotations
+
+import gzip
+import io
+import sys
+from pathlib import Path
+
+import pytest
+
+from evalreg.readers import file_kind, iter_files, read_items
+
+
+def _write(path: Path, data: bytes | str) -> str:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data.encode() if isinstance(data, str) else data)
+    return str(path)
+
+
+def test_json_file_is_one_record(tmp_path: Path) -> None:
+    [item] = read_items(_write(tmp_path / "a.json", '{"a": 1}\n'))
+    assert item.ok and item.record == {"a": 1} and item.line is None
+
+
+def test_jsonl_lines_carry_exact_line_numbers(tmp_path: Path) -> None:
+    path = _write(tmp_path / "a.jsonl", '{"n": 1}\n\n{"n": 3}\n{"n": \n{"n": 5}\n')
+    items = list(read_items(path))
+    assert [(i.line, i.ok) for i in items] == [(1, True), (3, True), (4, False), (5, True)]
+    assert items[2].error is not None and items[2].error.startswith("not valid JSON")
+    assert items[1].raw == b'{"n": 3}\n'
+
+
+def test_truncated_last_line_is_named(tmp_path: Path) -> None:
+    items = list(read_items(_write(tmp_path / "a.jsonl", '{"n": 1}\n{"n": 2, "tex')))
+    assert items[0].ok
+    assert items[1].line == 2
+    assert items[1].error is not None and items[1].error.startswith("truncated last line")
+
+
+def test_a_last_line_without_newline_that_parses_is_fine(tmp_path: Path) -> None:
+    items = list(read_items(_write(tmp_path / "a.jsonl", '{"n": 1}\n{"n": 2}')))
+    assert [i.record for i in items] == [{"n": 1}, {"n": 2}]
+
+
+@pytest.mark.parametrize("name", ["a.json", "a.jsonl", "a.yaml"])
+def test_empty_files_are_unreadable(tmp_path: Path, name: str) -> None:
+    [item] = read_items(_write(tmp_path / name, ""))
+    assert item.error == "empty file"
+
+
+def test_bad_utf8_is_reported_with_its_byte(tmp_path: Path) -> None:
+    [item] = read_items(_write(tmp_path / "a.yaml", b"a: \xff\n"))
+    assert item.error == "not valid UTF-8 (byte 3)"
+    [item] = read_items(_write(tmp_path / "a.jsonl", b'{"a": "\xff"}\n'))
+    assert item.line == 1 and item.error is not None and "JSON" in item.error
+
+
+def test_yaml_is_loaded_safely(tmp_path: Path) -> None:
+    [item] = read_items(
+        _write(tmp_path / "a.yaml", "a: !!python/object/apply:os.system ['true']\n")
+    )
+    assert not item.ok and item.error is not None and item.error.startswith("not valid YAML")
+    [item] = read_items(_write(tmp_path / "b.yml", "a: 1\nb: [x, y]\n"))
+    assert item.record == {"a": 1, "b": ["x", "y"]}
+
+
+def test_gzip_variants(tmp_path: Path) -> None:
+    path = tmp_path / "a.jsonl.gz"
+    path.write_bytes(gzip.compress(b'{"n": 1}\n{"n": 2}\n'))
+    assert [i.record["n"] for i in read_items(str(path))] == [1, 2]
+    broken = tmp_path / "b.json.gz"
+    broken.write_bytes(b"not gzip")
+    [item] = read_items(str(broken))
+    assert item.error is not None and item.error.startswith("cannot read")
+
+
+def test_standard_input(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b'{"a": 1}\n{"a": 2}\n')))
+    assert [i.record for i in read_items("-")] == [{"a": 1}, {"a": 2}]
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b'{\n "a": 1\n}\n')))
+    assert [i.record for i in read_items("-")] == [{"a": 1}]
+
+
+def test_missing_file_is_an_item_not_an_exception(tmp_path: Path) -> None:
+    [item] = read_items(str(tmp_path / "nope.json"))
+    assert item.error is not None and item.error.startswith("cannot open")
+
+
+def test_directories_are_walked_in_order_with_globs(tmp_path: Path) -> None:
+    _write(tmp_path / "b.json", "{}")
+    _write(tmp_path / "a" / "x.jsonl", "{}")
+    _write(tmp_path / "a" / "notes.txt", "hi")
+    _write(tmp_path / ".git" / "c.json", "{}")
+    _write(tmp_path / "a" / "skip.json", "{}")
+    (tmp_path / "dir.json").mkdir()  # real datastores have folders named like files
+    _write(tmp_path / "dir.json" / "inner.json", "{}")
+    found = [Path(p).relative_to(tmp_path).as_posix() for p in iter_files([tmp_path])]
+    assert found == ["b.json", "a/skip.json", "a/x.jsonl", "dir.json/inner.json"]
+    found = [
+        Path(p).relative_to(tmp_path).as_posix()
+        for p in iter_files([tmp_path], include=["*.json"], exclude=["skip.*", "dir.json/*"])
+    ]
+    assert found == ["b.json"]
+
+
+def test_file_kinds() -> None:
+    assert file_kind("x/run.JSONL.gz") == "jsonl"
+    assert file_kind("a.yml") == "yaml"
+    assert file_kind("a.txt") is None

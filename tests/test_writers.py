@@ -1,0 +1,71 @@
+from __future__ import annotations
+
+import gzip
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+import evalreg
+import evalreg.runner
+from evalreg.runner import FileMigration, MigrateOptions, migrate_paths
+from evalreg.writers import atomic_writer, write_atomic
+
+from .conftest import EXAMPLES
+
+
+def test_write_replaces_and_keeps_the_mode(tmp_path: Path) -> None:
+    path = tmp_path / "a.json"
+    path.write_text("old")
+    os.chmod(path, 0o640)
+    write_atomic(path, b"new", backup=".orig")
+    assert path.read_bytes() == b"new"
+    assert (tmp_path / "a.json.orig").read_bytes() == b"old"
+    assert (path.stat().st_mode & 0o777) == 0o640
+
+
+def test_a_failure_mid_write_leaves_the_original_and_no_temporary_file(tmp_path: Path) -> None:
+    path = tmp_path / "a.jsonl"
+    path.write_text("original\n")
+    with pytest.raises(RuntimeError), atomic_writer(path) as stream:
+        stream.write(b"half of the new con")
+        raise RuntimeError("crash")
+    assert path.read_text() == "original\n"
+    assert os.listdir(tmp_path) == ["a.jsonl"]
+
+
+def test_gzip_output_is_reproducible(tmp_path: Path) -> None:
+    for name in ("a.jsonl.gz", "b.jsonl.gz"):
+        write_atomic(tmp_path / name, b'{"a":1}\n')
+    assert (tmp_path / "a.jsonl.gz").read_bytes() == (tmp_path / "b.jsonl.gz").read_bytes()
+    assert gzip.decompress((tmp_path / "a.jsonl.gz").read_bytes()) == b'{"a":1}\n'
+
+
+def test_a_crash_in_the_middle_of_migrating_a_jsonl_file_leaves_it_intact(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = next((EXAMPLES / "eee.instance" / "valid").glob("*.jsonl"))
+    path = tmp_path / "samples.jsonl"
+    shutil.copy(source, path)
+    original = path.read_bytes()
+    calls = {"n": 0}
+    real_dumps = evalreg.runner.dumps
+
+    def failing_dumps(value: object, **kwargs: bool) -> bytes:
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise OSError(28, "No space left on device")
+        return real_dumps(value, **kwargs)
+
+    monkeypatch.setattr(evalreg.runner, "dumps", failing_dumps)
+    options = MigrateOptions(to="latest", in_place=True)
+    *_, outcome = migrate_paths(evalreg.default_registry(), [str(path)], options)
+    assert outcome == FileMigration(
+        str(path),
+        str(path),
+        "failed",
+        message=f"left as it was: cannot write {path}: No space left on device",
+    )
+    assert path.read_bytes() == original
+    assert os.listdir(tmp_path) == ["samples.jsonl"]
