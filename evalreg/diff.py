@@ -297,8 +297,8 @@ def diff_schemas(
         )
     differ.compare(old, old_side, new, new_side, "")
     # Sibling branches that share a subschema report the same change more than once.
-    unique = {_key(change.to_json()): change for change in reversed(differ.changes)}
-    return SchemaDiff(old_label, new_label, tuple(reversed(unique.values())), policy)
+    unique = {_key(change.to_json()): change for change in differ.changes}
+    return SchemaDiff(old_label, new_label, tuple(unique.values()), policy)
 
 
 def changelog_markdown(family: str, diffs: Sequence[SchemaDiff]) -> str:
@@ -1266,7 +1266,7 @@ class _Differ:
         match(lambda i, j: _same(old_branches[i], new_branches[j]))
         match(
             lambda i, j: (
-                _ref_of(old_branches[i]) not in (None, "")
+                _ref_of(old_branches[i]) is not None
                 and _ref_of(old_branches[i]) == _ref_of(new_branches[j])
             )
         )
@@ -1359,11 +1359,8 @@ class _Differ:
                 )
             return
         added = "if" in new
-        clause = {
-            k: (new if added else old)[k]
-            for k in ("if", "then", "else")
-            if k in (new if added else old)
-        }
+        holder = new if added else old
+        clause = {k: holder[k] for k in ("if", "then", "else") if k in holder}
         self.emit(
             path,
             "branches-changed",
