@@ -576,8 +576,7 @@ class _Differ:
                 continue
             if _same(old.get(keyword), new.get(keyword)) and (keyword in old) == (keyword in new):
                 continue
-            before = {keyword: old[keyword]} if keyword in old else {}
-            after = {keyword: new[keyword]} if keyword in new else {}
+            before, after = _pick(old, keyword), _pick(new, keyword)
             if keyword in _DESCRIPTIVE:
                 self.emit(path, "description-changed", before, after, _NONE, "informational")
             elif keyword in _ANNOTATIONS:
@@ -906,8 +905,7 @@ class _Differ:
         old_unique = old.get("uniqueItems") is True
         new_unique = new.get("uniqueItems") is True
         if old_unique != new_unique:
-            before = {"uniqueItems": old["uniqueItems"]} if "uniqueItems" in old else {}
-            after = {"uniqueItems": new["uniqueItems"]} if "uniqueItems" in new else {}
+            before, after = _pick(old, "uniqueItems"), _pick(new, "uniqueItems")
             if new_unique:
                 self.emit(
                     path,
@@ -991,8 +989,7 @@ class _Differ:
         tightened: bool | None,
     ) -> None:
         """Report a changed constraint; ``tightened=None`` means it cannot be ordered."""
-        before = {k: old[k] for k in keywords if k in old}
-        after = {k: new[k] for k in keywords if k in new}
+        before, after = _pick(old, *keywords), _pick(new, *keywords)
         names = "/".join(keywords)
         note = (
             " (format is checked only where the validator asserts formats)"
@@ -1040,8 +1037,8 @@ class _Differ:
             self.emit(
                 path,
                 "unknown",
-                {keyword: old[keyword]} if keyword in old else {},
-                {keyword: new[keyword]} if keyword in new else {},
+                _pick(old, keyword),
+                _pick(new, keyword),
                 _BOTH,
                 f"{keyword} changed{where}; this keyword is compared only as written",
                 undecided=True,
@@ -1382,8 +1379,7 @@ class _Differ:
     ) -> None:
         if "not" not in old and "not" not in new:
             return
-        before = {"not": old["not"]} if "not" in old else {}
-        after = {"not": new["not"]} if "not" in new else {}
+        before, after = _pick(old, "not"), _pick(new, "not")
         if "not" in old and "not" in new:
             breaks, undecided, changes = self.probe(
                 old["not"], old_side, new["not"], new_side, path
@@ -1648,6 +1644,11 @@ def _required(schema: Mapping[str, Any]) -> set[str]:
     if not isinstance(required, list):
         return set()
     return {name for name in required if isinstance(name, str)}
+
+
+def _pick(schema: Mapping[str, Any], *keywords: str) -> dict[str, Any]:
+    """Return the given keywords of ``schema`` that it has, with their values."""
+    return {keyword: schema[keyword] for keyword in keywords if keyword in schema}
 
 
 def _list(value: Any) -> list[Any]:
