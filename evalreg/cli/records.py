@@ -376,7 +376,7 @@ def migrate_command(
                         "message": event.message,
                     }
                 )
-            elif event.status != "planned" or event.failed:
+            elif event.status in ("written", "failed"):
                 note = f" ({event.message})" if event.message else ""
                 emit(
                     f"{event.path}: {event.status}: {event.migrated} migrated, "
@@ -384,10 +384,16 @@ def migrate_command(
                 )
             continue
         _print_record(event, fmt, dry_run, planned, registry)
+    files = f"{sum(totals.values())} files: "
+    if dry_run:
+        files += f"{totals['planned']} planned, {totals['failed']} with failures"
+    else:
+        files += (
+            f"{totals['written']} written, {totals['unchanged']} unchanged, "
+            f"{totals['failed']} failed"
+        )
     summary = (
-        f"{sum(totals.values())} files: {totals['written']} written, "
-        f"{totals['unchanged']} unchanged, {totals['failed']} failed; "
-        f"records: {records['migrated']} migrated, {records['current']} current, "
+        f"{files}; records: {records['migrated']} migrated, {records['current']} current, "
         f"{records['failed']} failed"
     )
     if fmt == "json":
