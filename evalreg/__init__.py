@@ -4,6 +4,8 @@ Detect the family and version of evaluation records, validate them, migrate them
 small steps, diff schema versions, and publish the schemas.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from evalreg.detect import Candidate, Detection, Evidence
 from evalreg.errors import (
     DataLossError,
@@ -16,6 +18,7 @@ from evalreg.errors import (
     ReadError,
     RegistryError,
     RemoteRefError,
+    SchemaDiffError,
     UnknownFamilyError,
     UnknownVersionError,
 )
@@ -25,10 +28,32 @@ from evalreg.migrate import MigrationResult, Note, Param, Step, StepContext
 from evalreg.registry import Registry, load_registry
 from evalreg.validate import Issue
 
+if TYPE_CHECKING:
+    from evalreg.diff import Change, SchemaDiff, changelog_markdown, diff_schemas
+
 __version__ = "0.1.0"
+
+# Schema diffs pull in deepdiff and referencing; load them only when asked for, so that
+# `import evalreg` and the command line start quickly.
+_LAZY = {
+    "Change": "evalreg.diff",
+    "SchemaDiff": "evalreg.diff",
+    "changelog_markdown": "evalreg.diff",
+    "diff_schemas": "evalreg.diff",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'evalreg' has no attribute {name!r}")
+
 
 __all__ = [
     "Candidate",
+    "Change",
     "DataLossError",
     "Detection",
     "EvalregError",
@@ -47,12 +72,16 @@ __all__ = [
     "Registry",
     "RegistryError",
     "RemoteRefError",
+    "SchemaDiff",
+    "SchemaDiffError",
     "Step",
     "StepContext",
     "UnknownFamilyError",
     "UnknownVersionError",
     "__version__",
+    "changelog_markdown",
     "default_registry",
+    "diff_schemas",
     "load",
     "load_registry",
 ]

@@ -28,6 +28,8 @@ from deepdiff import DeepDiff
 from referencing import Registry
 from referencing.exceptions import Unresolvable
 
+from evalreg.errors import SchemaDiffError
+
 if TYPE_CHECKING:
     from referencing._core import Resolver
 
@@ -276,11 +278,11 @@ def diff_schemas(
     flags the value constraint that appears (or disappears) with it.
 
     Raises:
-        ValueError: ``policy`` is not one of :data:`POLICIES`, or a ``$ref`` cannot be resolved
+        SchemaDiffError: ``policy`` is not one of :data:`POLICIES`, or a ``$ref`` cannot be resolved
             within the registry (nothing is ever fetched).
     """
     if policy not in POLICIES:
-        raise ValueError(f"unknown diff policy {policy!r}: use one of {', '.join(POLICIES)}")
+        raise SchemaDiffError(f"unknown diff policy {policy!r}: use one of {', '.join(POLICIES)}")
     base: Registry[Any] = registry if registry is not None else Registry()
     old_side = _root_side(old, base, "urn:evalreg:diff:old")
     new_side = _root_side(new, base, "urn:evalreg:diff:new")
@@ -308,11 +310,11 @@ def changelog_markdown(family: str, diffs: Sequence[SchemaDiff]) -> str:
     ``new_label`` being the next one's ``old_label``.
 
     Raises:
-        ValueError: the diffs do not form such a chain.
+        SchemaDiffError: the diffs do not form such a chain.
     """
     for earlier, later in itertools.pairwise(diffs):
         if earlier.new_label != later.old_label:
-            raise ValueError(
+            raise SchemaDiffError(
                 f"diffs of {family} do not form a chain: {earlier.old_label} -> "
                 f"{earlier.new_label} is followed by {later.old_label} -> {later.new_label}; "
                 "pass them oldest first, each starting where the previous one ends"
@@ -455,7 +457,7 @@ class _Differ:
         """Follow ``$ref`` until a schema without one; ``true`` becomes ``{}``.
 
         Raises:
-            ValueError: a reference cannot be resolved, or references only lead to each other.
+            SchemaDiffError: a reference cannot be resolved, or references only lead to each other.
         """
         seen: list[int] = []
         while isinstance(schema, Mapping) and isinstance(schema.get("$ref"), str):
@@ -463,12 +465,12 @@ class _Differ:
             try:
                 resolved = side.resolver.lookup(ref)
             except Unresolvable as err:
-                raise ValueError(
+                raise SchemaDiffError(
                     f"cannot resolve $ref {ref!r}: nothing is fetched, so put the schema it "
                     "points to in the registry passed to diff_schemas"
                 ) from err
             if id(resolved.contents) in seen:
-                raise ValueError(f"$ref {ref!r} leads back to itself through references only")
+                raise SchemaDiffError(f"$ref {ref!r} leads back to itself through references only")
             seen.append(id(resolved.contents))
             target = resolved.contents
             siblings = {key: value for key, value in schema.items() if key != "$ref"}

@@ -133,3 +133,7 @@ class IntegrityError(EvalregError):
         self.family = family
         self.version = version
         super().__init__(f"{path}: {family} {version}: {message}")
+
+
+class SchemaDiffError(EvalregError, ValueError):
+    """Two schemas cannot be compared: an unknown policy, or a `$ref` that cannot resolve."""

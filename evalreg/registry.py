@@ -8,6 +8,7 @@ steps. The built-in directory ships with evalreg; users add their own through `E
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -361,6 +362,15 @@ class Registry:
             old_label=f"{family}@{old.version}",
             new_label=f"{family}@{new.version}",
         )
+
+    def history(self, family: str, *, policy: str = "lenient") -> list[SchemaDiff]:
+        """Return the diff of every pair of consecutive versions of a family, oldest first.
+
+        Raises:
+            UnknownFamilyError: no such family.
+        """
+        versions = self.versions(family)
+        return [self.diff(family, a, b, policy=policy) for a, b in itertools.pairwise(versions)]
 
 
 def registry_paths(paths: Iterable[str | os.PathLike[str]] | None = None) -> list[Path]:

@@ -295,3 +295,47 @@ def test_unexpected_errors_are_one_line(
         "evalreg: error: internal error: RuntimeError: disk on fire "
         "(set EVALREG_DEBUG=1 for details)"
     )
+
+
+# -- diff / changelog ----------------------------------------------------------------------------
+
+
+def test_diff_names_the_moved_source_data(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "diff", "eee.aggregate", "0.1.0", "0.2.0")
+    assert code == 0
+    assert "/evaluation_results/*/source_data  added (required)  breaks BACKWARD" in out
+    assert "/source_data  removed (was required)  breaks BACKWARD, FORWARD" in out
+    assert "/model_info/inference_engine" in out
+    code, out, _ = run(capsys, "diff", "eee.aggregate", "0.1.0", "0.2.0", "--format", "json")
+    document = json.loads(out)
+    assert document["compatibility"] == "NONE"
+
+
+def test_diff_require_sets_the_exit_code(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, _ = run(capsys, "diff", "eee.aggregate", "0.2.1", "0.2.2", "--require", "FULL")
+    assert code == 0
+    code, _, _ = run(capsys, "diff", "eee.aggregate", "0.2.0", "0.2.1", "--require", "BACKWARD")
+    assert code == 1
+
+
+def test_diff_of_two_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    old.write_text(json.dumps({"type": "object", "properties": {"a": {"type": "string"}}}))
+    new.write_text(
+        json.dumps({"type": "object", "properties": {"a": {"type": ["string", "null"]}}})
+    )
+    code, out, _ = run(capsys, "diff", "--files", str(old), str(new), "--format", "markdown")
+    assert code == 0
+    assert "`/a`" in out and "type-widened" in out
+    code, _, err = run(capsys, "diff", "--files", str(old), str(tmp_path / "missing.json"))
+    assert code == 2 and "missing.json: cannot read" in err
+    code, _, err = run(capsys, "diff", "eee.aggregate", "0.1.0")
+    assert code == 2 and "diff needs FAMILY FROM TO" in err
+
+
+def test_changelog_lists_every_version_newest_first(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "changelog", "eee.aggregate")
+    assert code == 0
+    headings = [line for line in out.splitlines() if line.startswith("## ")]
+    assert headings[0] == "## eee.aggregate@0.3.0"
+    assert headings[-1] == "## eee.aggregate@0.2.0"

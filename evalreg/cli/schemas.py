@@ -1,14 +1,15 @@
-"""Commands about the registry itself: list families, show schemas."""
+"""Commands about the schemas themselves: list families, show, diff and changelog."""
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 from typing import Any
 
 import click
 
-from evalreg.cli.app import Context, cli, emit, pass_context
+from evalreg.cli.app import EXIT_PROBLEMS, Context, cli, emit, fail, pass_context
 
 # -- list / show -----------------------------------------------------------------------------
 
@@ -65,3 +66,131 @@ def show_command(context: Context, target: str) -> None:
     family, _, version = target.partition("@")
     schema = context.registry.schema(family, version or None)
     emit(json.dumps(schema, indent=2, ensure_ascii=False))
+
+
+# -- diff / changelog ------------------------------------------------------------------------
+
+_HOLDS = {
+    "FULL": {"FULL"},
+    "BACKWARD": {"FULL", "BACKWARD"},
+    "FORWARD": {"FULL", "FORWARD"},
+    "NONE": {"FULL", "BACKWARD", "FORWARD", "NONE"},
+}
+
+
+def _read_schema_file(path: str) -> dict[str, Any]:
+    from evalreg.codec import DecodeError, loads
+    from evalreg.errors import ReadError
+
+    try:
+        with open(path, "rb") as handle:
+            document = loads(handle.read())
+    except OSError as err:
+        raise ReadError(path, f"cannot read: {err.strerror or err}") from err
+    except DecodeError as err:
+        raise ReadError(path, f"not valid JSON: {err}") from err
+    if not isinstance(document, dict):
+        raise ReadError(path, "a schema must be a JSON object")
+    return document
+
+
+@cli.command("diff")
+@click.argument("args", nargs=-1, metavar="FAMILY FROM TO")
+@click.option(
+    "--files",
+    nargs=2,
+    type=click.Path(dir_okay=False),
+    metavar="OLD.json NEW.json",
+    help="Compare two schema files instead of two registry versions.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "markdown", "json"]),
+    default="text",
+    show_default=True,
+)
+@click.option(
+    "--policy",
+    type=click.Choice(["lenient", "strict"]),
+    default="lenient",
+    show_default=True,
+    help="Whether adding or removing an optional property of an object that allows extra "
+    "properties breaks compatibility (strict) or not (lenient).",
+)
+@click.option(
+    "--require",
+    type=click.Choice(["BACKWARD", "FORWARD", "FULL"]),
+    help="Exit with status 1 unless the change keeps this compatibility.",
+)
+@pass_context
+def diff_command(
+    context: Context,
+    args: tuple[str, ...],
+    files: tuple[str, str] | None,
+    fmt: str,
+    policy: str,
+    require: str | None,
+) -> None:
+    """Show what changed between two schema versions, and whether it breaks readers or writers.
+
+    Each change is classified as schema registries do: BACKWARD (the new schema reads data
+    written under the old one) and FORWARD (the old schema reads new data). The summary gives
+    the overall compatibility: FULL, BACKWARD, FORWARD or NONE.
+    """
+    from evalreg.diff import diff_schemas
+
+    if files:
+        if args:
+            fail("give either FAMILY FROM TO or --files OLD NEW, not both")
+        old, new = (_read_schema_file(path) for path in files)
+        diff = diff_schemas(
+            old,
+            new,
+            registry=context.registry.referencing_registry(),
+            policy=policy,
+            old_label=files[0],
+            new_label=files[1],
+        )
+    elif len(args) == 3:
+        family, source, target = args
+        diff = context.registry.diff(family, source, target, policy=policy)
+    else:
+        fail("diff needs FAMILY FROM TO (or --files OLD NEW)")
+    if fmt == "json":
+        emit(json.dumps(diff.to_json(), indent=2, ensure_ascii=False, default=str))
+    elif fmt == "markdown":
+        emit(diff.to_markdown())
+    else:
+        emit(diff.to_text())
+    if require and diff.compatibility not in _HOLDS[require]:
+        sys.exit(EXIT_PROBLEMS)
+
+
+@cli.command("changelog")
+@click.argument("family")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["markdown", "json"]),
+    default="markdown",
+    show_default=True,
+)
+@click.option(
+    "--policy", type=click.Choice(["lenient", "strict"]), default="lenient", show_default=True
+)
+@pass_context
+def changelog_command(context: Context, family: str, fmt: str, policy: str) -> None:
+    """Write a family's whole schema history, newest version first, for release notes."""
+    from evalreg.diff import changelog_markdown
+
+    diffs = context.registry.history(family, policy=policy)
+    if fmt == "json":
+        rows = [d.to_json() for d in reversed(diffs)]
+        emit(
+            json.dumps(
+                {"family": family, "versions": rows}, indent=2, ensure_ascii=False, default=str
+            )
+        )
+    else:
+        emit(changelog_markdown(family, diffs))
