@@ -15,7 +15,7 @@ from typing import Any, Literal
 import yaml
 
 from evalreg.errors import RegistryError
-from evalreg.pointer import MISSING, resolve, split
+from evalreg.pointer import MISSING, resolve, split, to_pointer
 
 FileKind = Literal["json", "jsonl", "yaml"]
 _KINDS = ("json", "jsonl", "yaml")
@@ -53,28 +53,63 @@ class Marker:
         return None if self.template is None else self.template.format(version=version)
 
 
+def find(record: Any, pointer: str) -> list[str]:
+    """Return the concrete pointers that `pointer` reaches in `record` (empty if none).
+
+    A `*` token stands for every item of an array, so `/cases/*/id` reaches `/cases/0/id`,
+    `/cases/1/id`, ... for each case that has an `id`. Other tokens are plain RFC 6901 tokens.
+    """
+    tokens = split(pointer)
+    if "*" not in tokens:
+        return [] if resolve(record, pointer) is MISSING else [pointer]
+    found: list[str] = []
+
+    def walk(node: Any, rest: list[str], path: list[str | int]) -> None:
+        if not rest:
+            found.append(to_pointer(path))
+            return
+        token, tail = rest[0], rest[1:]
+        if token == "*" and isinstance(node, list):
+            for index, item in enumerate(node):
+                walk(item, tail, [*path, index])
+        elif isinstance(node, dict) and token in node:
+            walk(node[token], tail, [*path, token])
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            walk(node[int(token)], tail, [*path, int(token)])
+
+    walk(record, tokens, [])
+    return found
+
+
 @dataclass(frozen=True)
 class Fingerprint:
-    """A structural fingerprint: pointers that must exist, must not exist, or hold given values."""
+    """A structural fingerprint: pointers that must exist, must not exist, or hold given values.
+
+    `required` pointers must all exist, `any` needs at least one of its pointers to exist,
+    `forbidden` pointers must not exist, and `equals` pointers must hold one of the listed values.
+    In `required`, `any` and `forbidden` a `*` token matches every item of an array.
+    """
 
     required: tuple[str, ...] = ()
     forbidden: tuple[str, ...] = ()
     equals: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    any: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:
         """Return whether the fingerprint constrains nothing."""
-        return not (self.required or self.forbidden or self.equals)
+        return not (self.required or self.forbidden or self.equals or self.any)
 
     def mismatches(self, record: Any) -> list[str]:
         """Return how `record` differs from the fingerprint (empty when it matches)."""
         found: list[str] = []
         for pointer in self.required:
-            if resolve(record, pointer) is MISSING:
+            if not find(record, pointer):
                 found.append(f"no {pointer}")
+        if self.any and not any(find(record, pointer) for pointer in self.any):
+            found.append(f"none of {', '.join(self.any)}")
         for pointer in self.forbidden:
-            if resolve(record, pointer) is not MISSING:
-                found.append(f"has {pointer}")
+            found += [f"has {hit}" for hit in find(record, pointer)[:1]]
         for pointer, allowed in self.equals.items():
             value = resolve(record, pointer)
             if value is MISSING:
@@ -83,9 +118,21 @@ class Fingerprint:
                 found.append(f"{pointer} is {value!r}, not one of {list(allowed)!r}")
         return found
 
+    def explain(self, record: Any) -> str:
+        """Return what `record` shows of the fingerprint: the pointers found, the ones absent."""
+        parts = [hit for pointer in self.required for hit in find(record, pointer)[:1]]
+        parts += [hit for pointer in self.any for hit in find(record, pointer)[:1]]
+        parts += [f"{p} = {resolve(record, p)!r}" for p in self.equals]
+        absent = [p for p in self.forbidden if not find(record, p)]
+        if absent:
+            parts.append(f"none of {', '.join(absent)}")
+        return ", ".join(parts)
+
     def describe(self) -> str:
         """Return a short human description of what the fingerprint requires."""
         parts = [*self.required]
+        if self.any:
+            parts.append(f"one of {', '.join(self.any)}")
         parts += [f"no {p}" for p in self.forbidden]
         parts += [f"{p} in {list(v)!r}" for p, v in self.equals.items()]
         return ", ".join(parts)
@@ -148,7 +195,7 @@ def _fingerprint(data: Any, where: str, key: str) -> Fingerprint:
         return Fingerprint()
     if not isinstance(data, dict):
         raise RegistryError(where, f"{key} must be a mapping")
-    unknown = set(data) - {"required", "forbidden", "equals"}
+    unknown = set(data) - {"required", "forbidden", "equals", "any"}
     if unknown:
         raise RegistryError(where, f"{key} has unknown keys: {', '.join(sorted(unknown))}")
     equals = data.get("equals") or {}
@@ -158,6 +205,7 @@ def _fingerprint(data: Any, where: str, key: str) -> Fingerprint:
     return Fingerprint(
         required=_pointers(data.get("required"), where, f"{key}.required"),
         forbidden=_pointers(data.get("forbidden"), where, f"{key}.forbidden"),
+        any=_pointers(data.get("any"), where, f"{key}.any"),
         equals={p: tuple(v) if isinstance(v, list) else (v,) for p, v in equals.items()},
     )
 
