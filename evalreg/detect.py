@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from evalreg.versions import match_version
 
 if TYPE_CHECKING:
+    from evalreg.manifest import Fingerprint
     from evalreg.registry import Registry
 
 Status = Literal["detected", "ambiguous", "unknown-version", "unknown"]
@@ -84,31 +85,59 @@ def _describe(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def _era_fingerprints(registry: Registry, family: str) -> list[tuple[str, Fingerprint]]:
+    manifest = registry.manifest(family)
+    return [
+        (v, fp)
+        for v in registry.versions(family)
+        if (fp := manifest.version_structure.get(v)) is not None and not fp.empty
+    ]
+
+
 def _decide_version(
     registry: Registry, family: str, record: Any
 ) -> tuple[str | None, tuple[Evidence, ...], tuple[str, ...]]:
-    """Pick the version of a record of `family` that states none."""
-    manifest = registry.manifest(family)
+    """Pick the version of a record of `family` that states none.
+
+    Returns the version and its evidence, or None and the versions still in question; none at all
+    when the family tells its eras apart by structure and the record fits none of them.
+    """
     versions = registry.versions(family)
     if len(versions) == 1:
         return versions[0], (Evidence("only-version", f"{family} has one version"),), ()
-    era = [
-        v
-        for v in versions
-        if (fp := manifest.version_structure.get(v)) is not None
-        and not fp.empty
-        and not fp.mismatches(record)
-    ]
+    eras = _era_fingerprints(registry, family)
+    era = [(v, fp) for v, fp in eras if not fp.mismatches(record)]
     if len(era) == 1:
-        fingerprint = manifest.version_structure[era[0]]
-        return era[0], (Evidence("structure", f"era {era[0]}: {fingerprint.describe()}"),), ()
-    pool = era or list(versions)
+        version, fingerprint = era[0]
+        return (
+            version,
+            (Evidence("structure", f"era {version}: {fingerprint.explain(record)}"),),
+            (),
+        )
+    pool = [v for v, _ in era] or list(versions)
     valid = [v for v in pool if registry.validator(family, v).is_valid(record)]
     if len(valid) == 1:
         return valid[0], (Evidence("validity", f"valid only at {valid[0]}"),), ()
     if valid:
         return None, (), tuple(valid)
+    if eras and not era:
+        return None, (), ()
     return None, (), tuple(pool)
+
+
+def _closest_era(registry: Registry, family: str, record: Any) -> tuple[tuple[str, str], ...]:
+    """Return the eras of `family` nearest to `record` by structure, each with what differs."""
+    scored = [(v, fp.mismatches(record)) for v, fp in _era_fingerprints(registry, family)]
+    if not scored:
+        return ()
+    fewest = min(len(differs) for _, differs in scored)
+    return tuple((v, ", ".join(differs)) for v, differs in scored if len(differs) == fewest)
+
+
+def _describe_eras(eras: Sequence[tuple[str, str]]) -> str:
+    if len(eras) == 1:
+        return f"era {eras[0][0]} differs: {eras[0][1]}"
+    return "eras " + ", ".join(f"{v} (differs: {differs})" for v, differs in eras)
 
 
 def _closest(registry: Registry, record: Any) -> str:
@@ -122,7 +151,9 @@ def _closest(registry: Registry, record: Any) -> str:
             best = (len(differs), family, differs)
     if best is None:
         return "no family has a structural fingerprint"
-    return f"closest family {best[1]} differs: {', '.join(best[2])}"
+    closest = f"closest family {best[1]} differs: {', '.join(best[2])}"
+    eras = _closest_era(registry, best[1], record)
+    return f"{closest}; its closest {_describe_eras(eras)}" if len(eras) == 1 else closest
 
 
 def _from_pool(
@@ -133,18 +164,33 @@ def _from_pool(
 ) -> Detection:
     candidates: list[Candidate] = []
     decided: list[tuple[str, str, tuple[Evidence, ...]]] = []
+    unfit: list[str] = []
     for family in families:
         version, found, undecided = _decide_version(registry, family, record)
         if version is None:
             candidates += [
                 Candidate(family, v, "valid or fitting at this version") for v in undecided
             ]
+            if not undecided:
+                unfit.append(family)
             continue
         decided.append((family, version, (*evidence.get(family, ()), *found)))
         candidates.append(Candidate(family, version, "structure"))
     if len(decided) == 1 and len(candidates) == 1:
         family, version, found = decided[0]
         return Detection("detected", family, version, found, tuple(candidates))
+    if unfit and not candidates:
+        nearest = [(f, _closest_era(registry, f, record)) for f in unfit]
+        reasons = tuple(
+            f"{f} structure, but no era of it fits; closest {_describe_eras(eras)}"
+            for f, eras in nearest
+        )
+        closest = tuple(
+            Candidate(f, v, f"closest era; differs: {differs}")
+            for f, eras in nearest
+            for v, differs in eras
+        )
+        return Detection("unknown", candidates=closest, reasons=reasons)
     reasons = ("more than one family or version fits; pass --family/--version",)
     return Detection("ambiguous", evidence=(), candidates=tuple(candidates), reasons=reasons)
 
