@@ -1,0 +1,149 @@
+"""Rename each case's `outcome` to `expected_outcome`, the name the later v2 files use.
+
+Era 2.1 is the v2 format as it grew from 2025-11-22 to 2026-01-31 without a new `$schema`
+(file-level `execution`, `evaluator` and `dataset`, case `rubrics` and `evaluators`, more
+evaluator types, argv scripts, structured content). Every v2 file is valid in it; the only
+change the step makes is the rename of 2025-12-16, in place. Early v2 files also say
+`version: "2.0"`: that states the format, which the file now states by its structure (and by
+`$schema` when it has one), so it is dropped; any other `version` value has no place in 2.1 and
+is lost (only with allow-loss).
+
+`$schema: agentv-eval-v2` (or the older `agentevo-eval-v2`) is kept and relabelled
+`agentv-eval-v2.1`, so the file keeps saying which era it is in; a file without `$schema` gets
+none.
+
+Downgrade: renames back (`expected_outcome` -> `outcome`, `code_judge` -> `code`, case-level
+`evaluators` into `execution.evaluators`, `execution.target` -> `target`). What v2 cannot hold is
+lost, only with allow-loss: the file-level `evaluator`, `dataset` and `execution.evaluators`,
+case `rubrics`, evaluators of types v2 does not know or with an argv `script`; structured content
+becomes its JSON text.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from evalreg.migrate import StepContext
+
+FROM = "2"
+TO = "2.1"
+PARAMS = ()
+
+_FORMAT_VERSIONS = ("2", "2.0", 2, 2.0)
+_V2_TYPES = ("code", "llm_judge")
+
+
+def _rename(mapping: dict[str, Any], old: str, new: str) -> dict[str, Any]:
+    """Return a copy of `mapping` with `old` renamed `new`, in the same place."""
+    return {new if key == old else key: copy.deepcopy(value) for key, value in mapping.items()}
+
+
+def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
+    """Return `record` at era 2.1."""
+    out: dict[str, Any] = {}
+    for key, value in record.items():
+        if key == "version":
+            if value not in _FORMAT_VERSIONS or isinstance(value, bool):
+                ctx.lose("/version", "era 2.1 has no top-level version field")
+            continue
+        if key != "evalcases" or not isinstance(value, list):
+            out[key] = copy.deepcopy(value)
+            continue
+        cases = []
+        for index, case in enumerate(value):
+            if isinstance(case, dict) and "outcome" in case:
+                if "expected_outcome" in case:
+                    if case["outcome"] != case["expected_outcome"]:
+                        ctx.lose(
+                            f"/evalcases/{index}/outcome", "the case also has expected_outcome"
+                        )
+                    case = {k: v for k, v in case.items() if k != "outcome"}
+                else:
+                    case = _rename(case, "outcome", "expected_outcome")
+            cases.append(copy.deepcopy(case))
+        out[key] = cases
+    return out
+
+
+def _evaluator(item: Any, where: str, ctx: StepContext) -> Any:
+    """Return the v2 form of one evaluator, or None when it is lost."""
+    if not isinstance(item, dict):
+        return copy.deepcopy(item)
+    kind = item.get("type")
+    if kind == "code_judge":
+        item = {**item, "type": "code"}
+    elif kind not in _V2_TYPES:
+        ctx.lose(where, f"v2 has no {kind!r} evaluator type")
+        return None
+    if isinstance(item.get("script"), list):
+        ctx.lose(where, "v2 takes `script` as one string, not a list of argv strings")
+        return None
+    return copy.deepcopy(item)
+
+
+def _messages(value: Any, where: str, ctx: StepContext) -> Any:
+    if not isinstance(value, list):
+        return copy.deepcopy(value)
+    turns = []
+    for index, turn in enumerate(value):
+        turn = copy.deepcopy(turn)
+        if isinstance(turn, dict) and isinstance(turn.get("content"), dict):
+            ctx.lose(f"{where}/{index}/content", "v2 has no structured content; kept as JSON text")
+            turn["content"] = json.dumps(turn["content"], ensure_ascii=False)
+        turns.append(turn)
+    return turns
+
+
+def _down_case(case: Any, where: str, ctx: StepContext) -> Any:
+    if not isinstance(case, dict):
+        return copy.deepcopy(case)
+    out: dict[str, Any] = {}
+    evaluators: list[Any] = []
+    for key, value in case.items():
+        if key == "expected_outcome":
+            if "outcome" not in case:
+                out["outcome"] = copy.deepcopy(value)
+            elif case["outcome"] != value:
+                ctx.lose(f"{where}/expected_outcome", "the case also has outcome")
+        elif key in ("input_messages", "expected_messages"):
+            out[key] = _messages(value, f"{where}/{key}", ctx)
+        elif key == "rubrics":
+            ctx.lose(f"{where}/rubrics", "v2 has no rubrics")
+        elif key == "evaluators" and isinstance(value, list):
+            evaluators += [(f"{where}/evaluators/{i}", item) for i, item in enumerate(value)]
+        elif key == "execution" and isinstance(value, dict):
+            execution = copy.deepcopy(value)
+            listed = execution.get("evaluators")
+            if isinstance(listed, list):
+                evaluators = [
+                    (f"{where}/execution/evaluators/{i}", item) for i, item in enumerate(listed)
+                ] + evaluators
+            out["execution"] = execution
+        else:
+            out[key] = copy.deepcopy(value)
+    if evaluators:
+        kept = [_evaluator(item, at, ctx) for at, item in evaluators]
+        execution = out.setdefault("execution", {})
+        execution["evaluators"] = [item for item in kept if item is not None]
+    return out
+
+
+def downgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
+    """Return `record` in the v2 format, losing (only with allow-loss) what v2 cannot hold."""
+    out: dict[str, Any] = {}
+    for key, value in record.items():
+        if key == "evalcases" and isinstance(value, list):
+            out[key] = [_down_case(case, f"/evalcases/{i}", ctx) for i, case in enumerate(value)]
+        elif key in ("evaluator", "dataset"):
+            ctx.lose(f"/{key}", f"v2 has no file-level {key}")
+        elif key == "execution" and isinstance(value, dict):
+            for name, setting in value.items():
+                if name == "target" and "target" not in record:
+                    out["target"] = copy.deepcopy(setting)
+                elif name != "target" or record["target"] != setting:
+                    ctx.lose(f"/execution/{name}", "v2 has no file-level execution settings")
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
