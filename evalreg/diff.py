@@ -1175,6 +1175,10 @@ class _Differ:
 
         Return whether an undecided change was reported for the unpaired branches.
         """
+        if "allOf" not in (old_kind, new_kind) and self._split_by_type(
+            old_branches, old_side, new_branches, new_side, path
+        ):
+            return False
         pairs, old_left, new_left = self._pair(old_branches, old_side, new_branches, new_side)
         for old_branch, new_branch in pairs:
             self.compare(old_branch, old_side, new_branch, new_side, path)
@@ -1236,6 +1240,69 @@ class _Differ:
             else f"{kind} branch removed: new readers reject old data that matched only it",
         )
         return False
+
+    def _split_by_type(
+        self,
+        old_branches: Sequence[Any],
+        old_side: _Side,
+        new_branches: Sequence[Any],
+        new_side: _Side,
+        path: str,
+    ) -> bool:
+        """Compare alternatives that split the values by type; return whether that applied.
+
+        It applies when every branch admits a known, non-empty set of types, no two branches of
+        one side share a type (so each value has at most one branch that may take it, and oneOf
+        means anyOf), each branch shares types with at most one branch of the other side, and at
+        least one such pair differs in its types (pairs of equal types are left to the general
+        pairing). A plain schema on one side counts as a single branch: ``type: [array, null]``
+        against ``oneOf: [string, array]`` pairs the two array alternatives.
+
+        The types are then compared as a whole, once, and each pair is compared on the types it
+        shares; branches that share no type with the other side are covered by the type change.
+        """
+        old_types = [self._signature(branch, old_side)[0] for branch in old_branches]
+        new_types = [self._signature(branch, new_side)[0] for branch in new_branches]
+        if not _splits_by_type(old_types) or not _splits_by_type(new_types):
+            return False
+        links = [
+            (i, j)
+            for i, j in itertools.product(range(len(old_types)), range(len(new_types)))
+            if _meet(old_types[i], new_types[j])
+        ]
+        linked_old = [i for i, _ in links]
+        linked_new = [j for _, j in links]
+        if len(set(linked_old)) < len(linked_old) or len(set(linked_new)) < len(linked_new):
+            return False  # a branch overlaps several on the other side: ambiguous
+        if all(old_types[i] == new_types[j] for i, j in links):
+            return False
+        self._type_change(_union(old_types), _union(new_types), path)
+        for i, j in links:
+            shared = _meet(old_types[i], new_types[j])
+            old_part, old_part_side = self._narrow(old_branches[i], old_side, old_types[i], shared)
+            new_part, new_part_side = self._narrow(new_branches[j], new_side, new_types[j], shared)
+            self.compare(old_part, old_part_side, new_part, new_part_side, path)
+        return True
+
+    def _narrow(
+        self,
+        branch: Any,
+        side: _Side,
+        types: frozenset[str] | None,
+        shared: frozenset[str] | None,
+    ) -> tuple[Any, _Side]:
+        """Return ``branch`` restricted to the ``shared`` types (the values it keeps, if any)."""
+        if shared == types or shared is None:
+            return branch, side
+        schema, side = self.resolve(branch, side)
+        if not isinstance(schema, Mapping):
+            return schema, side
+        narrowed = {**schema, "type": sorted(shared)}
+        if isinstance(schema.get("enum"), list):
+            narrowed["enum"] = [
+                value for value in schema["enum"] if _covers(shared, frozenset({_json_type(value)}))
+            ]
+        return self.make(("narrow", id(schema), tuple(sorted(shared))), narrowed), side
 
     def _pair(
         self,
@@ -1543,6 +1610,18 @@ def _json_type(value: Any) -> str:
     if isinstance(value, list):
         return "array"
     return "object"
+
+
+def _splits_by_type(types: Sequence[frozenset[str] | None]) -> bool:
+    """Tell whether each branch admits known types, and no two branches share one."""
+    if not all(types):
+        return False
+    return all(not _meet(a, b) for a, b in itertools.combinations(types, 2))
+
+
+def _union(types: Sequence[frozenset[str] | None]) -> frozenset[str]:
+    """Join type sets that are all known."""
+    return frozenset().union(*(t for t in types if t is not None))
 
 
 def _meet(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str] | None:

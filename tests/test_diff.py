@@ -381,6 +381,82 @@ def test_anyof_branch_added_to_a_plain_schema_widens() -> None:
     assert narrowed.breaks == ONLY_B
 
 
+STRINGS = {"type": "array", "items": {"type": "string"}}
+
+
+def test_union_against_a_type_list_pairs_the_branch_that_shares_a_type() -> None:
+    # tool_call_id in EEE instance 0.2.0 -> 0.2.1: a string or strings, then strings or null.
+    old = obj({"ids": {"oneOf": [{"type": "string"}, STRINGS]}})
+    new = obj({"ids": {"type": ["array", "null"], "items": {"type": "string"}}})
+    change = only(diff_schemas(old, new))
+    assert (change.path, change.kind, change.breaks) == ("/ids", "type-changed", BOTH)
+    assert (change.before, change.after) == (["array", "string"], ["array", "null"])
+    assert not change.undecided
+    back = only(diff_schemas(new, old))
+    assert (back.kind, back.before, back.after) == (
+        "type-changed",
+        ["array", "null"],
+        ["array", "string"],
+    )
+
+
+def test_branches_paired_by_a_shared_type_compare_what_they_share() -> None:
+    old = obj({"ids": {"oneOf": [{"type": "string"}, STRINGS]}})
+    new = obj({"ids": {"type": ["array", "null"], "items": {"type": "integer"}, "maxItems": 3}})
+    assert {(c.path, c.kind, c.breaks) for c in diff_schemas(old, new).changes} == {
+        ("/ids", "type-changed", BOTH),
+        ("/ids/*", "type-changed", BOTH),
+        ("/ids", "constraint-tightened", ONLY_B),
+    }
+
+
+def test_two_combinators_are_paired_by_shared_types() -> None:
+    old = obj({"v": {"oneOf": [{"type": "string"}, obj({"a": {"type": "string"}})]}})
+    new = obj(
+        {
+            "v": {
+                "anyOf": [
+                    {"type": "integer"},
+                    {**obj({"a": {"type": ["string", "null"]}}), "type": ["object", "null"]},
+                ]
+            }
+        }
+    )
+    diff = diff_schemas(old, new)
+    assert {(c.path, c.kind, c.breaks) for c in diff.changes} == {
+        ("/v", "type-changed", BOTH),
+        ("/v/a", "type-widened", ONLY_F),
+    }
+    assert only(diff, "type-changed").after == ["integer", "null", "object"]
+    assert not diff.undecided
+
+
+def test_a_branch_compared_on_shared_types_keeps_only_their_enum_values() -> None:
+    old = obj({"x": {"oneOf": [{"enum": ["a", "b"]}, {"type": "integer"}]}})
+    new = obj({"x": {"type": ["string", "null"], "enum": ["a", "b", None]}})
+    change = only(diff_schemas(old, new))
+    assert (change.kind, change.before, change.after) == (
+        "type-changed",
+        ["integer", "string"],
+        ["null", "string"],
+    )
+
+
+@pytest.mark.parametrize(
+    "new",
+    [
+        pytest.param({"type": ["string", "integer", "null"]}, id="one-branch-shares-two"),
+        pytest.param({"oneOf": [{"type": "string"}, {"minLength": 1}]}, id="an-untyped-branch"),
+    ],
+)
+def test_branches_are_not_paired_by_type_when_that_is_ambiguous(new: dict[str, Any]) -> None:
+    old = obj({"x": {"oneOf": [{"type": "string"}, {"type": "integer"}, {"type": "boolean"}]}})
+    diff = diff_schemas(old, obj({"x": new}))
+    assert "type-changed" not in {c.kind for c in diff.changes}
+    change = only(diff, "branches-changed")
+    assert (change.undecided, change.breaks) == (True, BOTH)
+
+
 def test_allof_conditions_added_and_removed() -> None:
     plain = obj({"a": {}})
     extra = {**obj({"a": {}}), "allOf": [{"required": ["a"]}]}
