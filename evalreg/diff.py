@@ -10,6 +10,10 @@ The two directions follow schema registries:
 Both schemas are walked in parallel and each difference is reported at the JSON pointer of the
 *instance* it governs (array items and undeclared members as ``*``), not at the place in the
 schema text. ``$ref`` is resolved through a ``referencing.Registry``; nothing is ever fetched.
+
+A property removed and another added at the same object whose schemas have nearly the same
+structure are also reported as a probable rename, and compared with each other under the new
+name; the removal and the addition keep their own verdicts, since a rename breaks both ways.
 """
 
 from __future__ import annotations
@@ -55,6 +59,7 @@ Compatibility = Literal["FULL", "BACKWARD", "FORWARD", "NONE"]
 KINDS: Final = (
     "property-added",
     "property-removed",
+    "property-renamed",
     "required-added",
     "required-removed",
     "type-narrowed",
@@ -108,6 +113,10 @@ _RAW_ONLY: Final = _words(
 _KNOWN: Final = _DESCRIPTIVE | _ANNOTATIONS | _STRUCTURAL | _HANDLED | _RAW_ONLY
 _ALL_TYPES: Final = frozenset({"null", "boolean", "object", "array", "number", "string"})
 _MAX_DEPTH: Final = 200
+# A removed and an added property are a probable rename when they share this much structure.
+_RENAME_SIMILARITY: Final = Fraction(4, 5)
+_RENAME_MIN_MEMBERS: Final = 3
+_SHAPE_DEPTH: Final = 8
 _EMPTY: Final[Mapping[str, Any]] = {}
 
 
@@ -117,10 +126,11 @@ class Change:
 
     ``before`` and ``after`` hold what was compared, by kind: for ``property-added`` /
     ``property-removed`` a ``{"required": bool, "schema": ...}`` mapping (``None`` on the side
-    where the property is absent); for ``required-*`` the required flags; for ``type-*`` the
-    sorted type names (``None`` = any type, ``False`` = nothing is accepted); for ``enum-*`` and
-    ``const-changed`` the allowed values; for ``additional-properties-*`` the keyword values;
-    for every other kind a mapping of the keywords concerned to their values (``{}`` = absent).
+    where the property is absent); for ``property-renamed`` the instance pointers of the old and
+    the new property; for ``required-*`` the required flags; for ``type-*`` the sorted type names
+    (``None`` = any type, ``False`` = nothing is accepted); for ``enum-*`` and ``const-changed``
+    the allowed values; for ``additional-properties-*`` the keyword values; for every other kind
+    a mapping of the keywords concerned to their values (``{}`` = absent).
 
     ``breaks`` names the directions the change breaks. When ``undecided`` is true the comparison
     could not decide, and ``breaks`` holds every direction that could not be shown to hold.
@@ -384,6 +394,26 @@ def _uri_of(schema: Mapping[str, Any], registry: Registry[Any]) -> str | None:
         if registry[uri].contents is schema:
             return uri
     return None
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """What a property's schema declares: its types, its nested properties, the required ones."""
+
+    types: frozenset[str] | None
+    members: frozenset[str]
+    required: frozenset[str]
+
+
+def _alike(old: _Shape, new: _Shape) -> bool:
+    """Tell whether two property schemas are close enough to be one property renamed."""
+    if old.types != new.types:
+        return False
+    if min(len(old.members), len(new.members)) < _RENAME_MIN_MEMBERS:
+        return False
+    old_marks = old.members | {f"{member} (required)" for member in old.required}
+    new_marks = new.members | {f"{member} (required)" for member in new.required}
+    return Fraction(len(old_marks & new_marks), len(old_marks | new_marks)) >= _RENAME_SIMILARITY
 
 
 class _Differ:
@@ -710,12 +740,25 @@ class _Differ:
         new_props = _mapping(new.get("properties"))
         old_required = _required(old)
         new_required = _required(new)
+        renamed = self._renames(old_props, old_side, new_props, new_side)
         for name in _ordered_keys(old_props, new_props):
             child = _child(path, name)
             if name in old_props and name in new_props:
                 self.compare(old_props[name], old_side, new_props[name], new_side, child)
             elif name in new_props:
                 self._property_added(name, old, old_side, new, new_side, child)
+                if name in renamed:
+                    # The removal and the addition carry the breaks; this adds what changed inside.
+                    was = renamed[name]
+                    self.emit(
+                        child,
+                        "property-renamed",
+                        _child(path, was),
+                        child,
+                        _NONE,
+                        f"probable rename: {was} -> {name}, compared below",
+                    )
+                    self.compare(old_props[was], old_side, new_props[name], new_side, child)
             else:
                 self._property_removed(name, old, old_side, new, new_side, child)
         # A property declared on one side only carries its required change in its own finding.
@@ -741,6 +784,69 @@ class _Differ:
         self._additional_properties(old, old_side, new, new_side, path)
         self._pattern_properties(old, old_side, new, new_side, path)
         self._counts(old, new, path, ("minProperties", "maxProperties"))
+
+    def _renames(
+        self,
+        old_props: Mapping[str, Any],
+        old_side: _Side,
+        new_props: Mapping[str, Any],
+        new_side: _Side,
+    ) -> dict[str, str]:
+        """Pair removed with added properties that are probably one property renamed.
+
+        A removed and an added property of one object are a probable rename when their schemas
+        admit the same types, each declares at least 3 nested properties (found through
+        ``properties``, ``items`` and ``allOf``, named by their path below the property), and
+        those paths, together with which of them are required, overlap by at least 0.8 (shared
+        over all: the Jaccard index). A pair counts only when neither property is that close to
+        any other property of the other side. Leaves and small objects are never paired: a
+        matching type alone says too little.
+
+        Return the old name of each renamed property, by its new name.
+        """
+        removed = [name for name in old_props if name not in new_props]
+        added = [name for name in new_props if name not in old_props]
+        if not removed or not added:
+            return {}
+        old_shapes = {name: self._shape(old_props[name], old_side) for name in removed}
+        new_shapes = {name: self._shape(new_props[name], new_side) for name in added}
+        close = [
+            (was, name)
+            for was in removed
+            for name in added
+            if _alike(old_shapes[was], new_shapes[name])
+        ]
+        return {
+            name: was
+            for was, name in close
+            if [pair for pair in close if pair[0] == was or pair[1] == name] == [(was, name)]
+        }
+
+    def _shape(self, schema: Any, side: _Side) -> _Shape:
+        """Return the types a property admits and the nested properties it declares."""
+        members: set[str] = set()
+        required: set[str] = set()
+
+        def walk(node: Any, node_side: _Side, prefix: str, seen: frozenset[int]) -> None:
+            node, node_side = self.resolve(node, node_side)
+            if not isinstance(node, Mapping) or id(node) in seen or len(seen) >= _SHAPE_DEPTH:
+                return
+            seen |= {id(node)}
+            names = _required(node)
+            for name, sub in _mapping(node.get("properties")).items():
+                child = _child(prefix, name)
+                members.add(child)
+                if name in names:
+                    required.add(child)
+                walk(sub, node_side, child, seen)
+            items = node.get("items")
+            if isinstance(items, Mapping):
+                walk(items, node_side, _child(prefix, "*"), seen)
+            for part in _list(node.get("allOf")):
+                walk(part, node_side, prefix, seen)
+
+        walk(schema, side, "", frozenset())
+        return _Shape(self._signature(schema, side)[0], frozenset(members), frozenset(required))
 
     def _property_added(
         self,
@@ -1801,6 +1907,8 @@ def _summarise(change: Change) -> str:
             if before and before.get("required")
             else "removed (was optional)"
         )
+    if kind == "property-renamed":
+        return f"probably renamed from {before}"
     if kind == "required-added":
         return "now required"
     if kind == "required-removed":

@@ -520,6 +520,134 @@ def test_unpairable_rewrite_into_a_ref_is_undecided() -> None:
     assert "undecided" in diff.to_text()
 
 
+# -- renamed properties
+
+
+def turns(tool_call_id: Any) -> dict[str, Any]:
+    """Return a list of conversation turns, the shape EEE instance records had renamed."""
+    turn = obj(
+        {
+            "turn_idx": {"type": "integer"},
+            "role": {"type": "string"},
+            "content": {"type": ["string", "null"]},
+            "tool_call_id": tool_call_id,
+        },
+        ["turn_idx", "role"],
+    )
+    return {"type": ["array", "null"], "items": turn}
+
+
+def test_a_renamed_property_is_paired_and_compared_under_its_new_name() -> None:
+    old = obj({"interactions": turns({"oneOf": [{"type": "string"}, STRINGS]})})
+    new = obj({"messages": turns({"type": ["array", "null"], "items": {"type": "string"}})})
+    diff = diff_schemas(old, new)
+    assert {(c.path, c.kind, c.breaks) for c in diff.changes} == {
+        ("/interactions", "property-removed", NONE),
+        ("/messages", "property-added", NONE),
+        ("/messages", "property-renamed", NONE),
+        ("/messages/*/tool_call_id", "type-changed", BOTH),
+    }
+    renamed = only(diff, "property-renamed")
+    assert (renamed.before, renamed.after, renamed.undecided) == (
+        "/interactions",
+        "/messages",
+        False,
+    )
+    assert renamed.reason == "probable rename: interactions -> messages, compared below"
+    assert renamed.summary == "probably renamed from /interactions"
+    assert "property-renamed\n  /messages  probably renamed from /interactions" in diff.to_text()
+
+
+def test_a_rename_still_breaks_as_a_removal_and_an_addition() -> None:
+    shape = turns({"type": "string"})
+    old = obj({"interactions": shape}, ["interactions"], additionalProperties=False)
+    new = obj({"messages": shape}, ["messages"], additionalProperties=False)
+    diff = diff_schemas(old, new)
+    assert {(c.path, c.kind, c.breaks) for c in diff.changes} == {
+        ("/interactions", "property-removed", BOTH),
+        ("/messages", "property-added", BOTH),
+        ("/messages", "property-renamed", NONE),
+    }
+    assert diff.compatibility == "NONE"
+
+
+PERSON = obj({"name": {"type": "string"}, "email": {"type": "string"}, "url": {}}, ["name"])
+PLACE = obj({"lat": {"type": "number"}, "lon": {"type": "number"}, "alt": {}}, ["lat", "lon"])
+
+
+@pytest.mark.parametrize(
+    ("old_props", "new_props"),
+    [
+        pytest.param(
+            {"author": PERSON, "created": {"type": "string"}},
+            {"location": PLACE, "updated": {"type": "string"}},
+            id="unrelated-properties-swapped",
+        ),
+        pytest.param({"a": {"type": "string"}}, {"b": {"type": "string"}}, id="leaves"),
+        pytest.param(
+            {"author": obj({"name": {}, "email": {}})},
+            {"owner": obj({"name": {}, "email": {}})},
+            id="too-few-members",
+        ),
+        pytest.param(
+            {"author": PERSON},
+            {"authors": {"type": "array", "items": PERSON}},
+            id="other-types",
+        ),
+        pytest.param({"author": PERSON}, {"owner": PERSON, "editor": PERSON}, id="two-candidates"),
+        pytest.param(
+            {"author": PERSON, "editor": PERSON}, {"owner": PERSON}, id="two-old-candidates"
+        ),
+        pytest.param(
+            {"p": obj({"a": {}, "b": {}, "c": {}, "d": {}, "e": {}})},
+            {"q": obj({"a": {}, "b": {}, "c": {}, "d": {}, "f": {}})},
+            id="four-of-six-members-shared",
+        ),
+        pytest.param(
+            {"p": obj({"a": {}, "b": {}, "c": {}})},
+            {"q": obj({"a": {}, "b": {}, "c": {}}, ["a", "b", "c"])},
+            id="required-flags-differ",
+        ),
+    ],
+)
+def test_properties_that_are_not_clearly_one_renamed_are_not_paired(
+    old_props: dict[str, Any], new_props: dict[str, Any]
+) -> None:
+    diff = diff_schemas(obj(old_props), obj(new_props))
+    assert {c.kind for c in diff.changes} == {"property-removed", "property-added"}
+
+
+def test_a_rename_with_a_small_change_inside_is_paired() -> None:
+    members = {name: {"type": "string"} for name in "abcdefghij"}
+    renamed_member = {**members, "k": members["j"]}
+    del renamed_member["j"]
+    diff = diff_schemas(obj({"p": obj(members)}), obj({"q": obj(renamed_member)}))
+    assert found(diff) == {
+        ("/p", "property-removed"),
+        ("/q", "property-added"),
+        ("/q", "property-renamed"),
+        ("/q/j", "property-removed"),
+        ("/q/k", "property-added"),
+    }
+
+
+def test_renamed_recursive_properties_terminate() -> None:
+    node = obj(
+        {
+            "label": {"type": "string"},
+            "kind": {"type": "string"},
+            "children": {"type": "array", "items": {"$ref": "#/$defs/node"}},
+        }
+    )
+    old = {**obj({"tree": {"$ref": "#/$defs/node"}}), "$defs": {"node": node}}
+    new = {**obj({"root": {"$ref": "#/$defs/node"}}), "$defs": {"node": node}}
+    assert found(diff_schemas(old, new)) == {
+        ("/tree", "property-removed"),
+        ("/root", "property-added"),
+        ("/root", "property-renamed"),
+    }
+
+
 # -- annotations
 
 

@@ -92,10 +92,6 @@ def _on(family: str, old: str, new: str) -> Callable[..., Fact]:
 
 STRINGS_ONLY = {"type": "object", "additionalProperties": {"type": "string"}}
 STRING = {"type": "string"}
-RENAME = (
-    "renaming interactions to messages is reported as a removed and an added property; "
-    "the diff does not pair renamed properties, so changes inside the items are not compared"
-)
 SAMPLES_FILE = (
     "data/gsm8k/Qwen/Qwen2.5-7B-Instruct/5b0c2e7a-91d4-4f3e-a6b8-2d7c9e1f0a34_samples.jsonl"
 )
@@ -374,13 +370,23 @@ INSTANCE_0_2_0 = [
             },
         },
     ),
-    _i020("/messages/*/tool_call_id", "type-changed", BOTH, xfail=RENAME),
-    _i020("/messages/*/tool_calls/*/arguments", "type-widened", ONLY_F, xfail=RENAME),
+    # The items keep their shape, so the diff pairs the two and compares what is inside.
+    _i020("/messages", "property-renamed", NONE, before="/interactions", after="/messages"),
+    # A string or strings became strings or null.
+    _i020(
+        "/messages/*/tool_call_id",
+        "type-changed",
+        BOTH,
+        before=["array", "string"],
+        after=["array", "null"],
+    ),
+    _i020("/messages/*/tool_calls/*/arguments", "type-widened", ONLY_F, after=["null", "object"]),
     _i020(
         "/messages/*/tool_calls/*/arguments",
         "additional-properties-tightened",
         ONLY_B,
-        xfail=RENAME,
+        before=True,
+        after=STRING,
     ),
     # The single_turn / multi_turn conditions now name messages instead of interactions.
     _i020(
