@@ -18,7 +18,16 @@ ROOT = Path(__file__).parent.parent
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("dist")
     subprocess.run(
-        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out), str(ROOT)],
+        [
+            sys.executable,
+            "-m",
+            "build",
+            "--wheel",
+            "--no-isolation",
+            "--outdir",
+            str(out),
+            str(ROOT),
+        ],
         check=True,
         capture_output=True,
     )
@@ -55,8 +64,12 @@ def test_wheel_installs_and_runs_outside_the_checkout(wheel: Path, tmp_path: Pat
     )
     assert '"family": "eee.aggregate"' in listing.stdout
     migrated = subprocess.run(
-        [str(python), "-c", "import evalreg, sys; r = evalreg.default_registry(); "
-         "print(r.directories[0]); print(len(r.steps('eee.aggregate').modules))"],
+        [
+            str(python),
+            "-c",
+            "import evalreg, sys; r = evalreg.default_registry(); "
+            "print(r.directories[0]); print(len(r.steps('eee.aggregate').modules))",
+        ],
         cwd=tmp_path,
         env=environ,
         check=True,
