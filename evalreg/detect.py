@@ -126,12 +126,27 @@ def _decide_version(
 
 
 def _closest_era(registry: Registry, family: str, record: Any) -> tuple[tuple[str, str], ...]:
-    """Return the eras of `family` nearest to `record` by structure, each with what differs."""
-    scored = [(v, fp.mismatches(record)) for v, fp in _era_fingerprints(registry, family)]
+    """Return the eras of `family` nearest to `record` by structure, each with what differs.
+
+    An era whose required pointers are missing (its case list, say) is farther than any era
+    whose required pointers are there but which forbids something the record has.
+    """
+    scored = [
+        (
+            len(type(fp)(required=fp.required, any=fp.any).mismatches(record)),
+            v,
+            fp.mismatches(record),
+        )
+        for v, fp in _era_fingerprints(registry, family)
+    ]
     if not scored:
         return ()
-    fewest = min(len(differs) for _, differs in scored)
-    return tuple((v, ", ".join(differs)) for v, differs in scored if len(differs) == fewest)
+    fewest = min((missing, len(differs)) for missing, _, differs in scored)
+    return tuple(
+        (v, ", ".join(differs))
+        for missing, v, differs in scored
+        if (missing, len(differs)) == fewest
+    )
 
 
 def _describe_eras(eras: Sequence[tuple[str, str]]) -> str:
