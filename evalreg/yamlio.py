@@ -80,8 +80,8 @@ def _similar(old: Any, new: Any) -> bool:
     if isinstance(old, dict) and isinstance(new, dict):
         if not old or not new:
             return not old and not new
-        if _label(old) is not None and _label(old) == _label(new):
-            return True
+        if _label(old) is not None and _label(new) is not None:
+            return bool(_label(old) == _label(new))
         return 2 * len(set(old) & set(new)) >= min(len(old), len(new))
     if isinstance(old, list) and isinstance(new, list):
         return len(old) == len(new) and all(_similar(a, b) for a, b in zip(old, new, strict=True))
@@ -89,6 +89,15 @@ def _similar(old: Any, new: Any) -> bool:
 
 
 # -- comments ------------------------------------------------------------------------------
+
+
+def _compatible(old: Any, new: Any) -> bool:
+    """Return whether `new` may be `old` renamed: the same kind of value, sharing a key if maps."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        return not old or not new or bool(set(old) & set(new))
+    if isinstance(old, list) and isinstance(new, list):
+        return not old or not new or _compatible(old[0], new[0])
+    return _shape(old) == _shape(new) == "scalar" and _same_scalar(old, new)
 
 
 def _is_block(value: Any) -> bool:
@@ -172,12 +181,13 @@ def _append_lines(node: Any, key: Any, lines: str) -> None:
 class _Donors:
     """Old values that left their place, to be reused where the new record puts them.
 
-    A removed map is offered whole and child by child; taking one withdraws the other, so
-    that no old node is used twice.
+    A removed map is offered whole and child by child, a removed list whole and item by item;
+    taking a part withdraws the whole and the reverse, so that no old node is used twice.
     """
 
     def __init__(self) -> None:
         self.items: list[tuple[Any, Any, Any, Any]] = []  # (key, node, comment entry, parent)
+        self.used: set[int] = set()  # ids of list items taken one by one
 
     def add(self, key: Any, node: Any, comment: Any, parent: Any = None) -> None:
         """Offer an old value that left its place under `key` (in the removed map `parent`)."""
@@ -197,16 +207,45 @@ class _Donors:
         return node, comment
 
     def take(self, key: Any, value: Any) -> tuple[Any, Any] | None:
-        """Return (node, comment) of an old value fit to hold `value` under `key`, if any."""
-        for index, (old_key, node, _, _) in enumerate(self.items):
-            fits = _shape(value) != "scalar" or _same_scalar(node, value)
-            if old_key == key and _shape(node) == _shape(value) and fits:
-                return self._pop(index)
-        for index, (_, node, _, _) in enumerate(self.items):
-            if _shape(node) == _shape(value) != "scalar" and _similar(node, value):
-                node, _ = self._pop(index)
-                return node, None
+        """Return (node, comment) of an old value fit to hold `value` under `key`, if any.
+
+        The latest offers come first: they are the nearest to where the value is wanted.
+        """
+        shape = _shape(value)
+        found = [
+            i
+            for i, (old_key, node, _, _) in enumerate(self.items)
+            if old_key == key
+            and _shape(node) == shape
+            and id(node) not in self.used
+            and (shape != "scalar" or _same_scalar(node, value))
+        ]
+        if found:
+            return self._pop(found[-1])
+        found = [
+            i
+            for i, (_, node, _, _) in enumerate(self.items)
+            if _shape(node) == shape != "scalar"
+            and id(node) not in self.used
+            and _similar(node, value)
+        ]
+        if found:
+            node, _ = self._pop(found[-1])
+            return node, None
         return None
+
+    def take_item(self, value: Any) -> Any:
+        """Return an item of an offered list fit to hold the mapping `value`, if any."""
+        for _, node, _, parent in reversed(self.items):
+            if not isinstance(node, list):
+                continue
+            for item in node:
+                if id(item) not in self.used and isinstance(item, dict) and _similar(item, value):
+                    # The item is used once; its list and the map it was in cannot be taken whole.
+                    self.used.update((id(item), id(node)))
+                    self.items = [entry for entry in self.items if entry[1] is not parent]
+                    return item
+        return _NO_VALUE
 
 
 def _build(value: Any, donors: _Donors) -> Any:
@@ -226,7 +265,11 @@ def _build(value: Any, donors: _Donors) -> Any:
                 built.ca.items[key] = comment
         return built
     if isinstance(value, list):
-        return CommentedSeq(_build(item, donors) for item in value)
+        built_items = []
+        for item in value:
+            old = donors.take_item(item) if isinstance(item, dict) else _NO_VALUE
+            built_items.append(_build(item, donors) if old is _NO_VALUE else _update(old, item))
+        return CommentedSeq(built_items)
     return value
 
 
@@ -240,23 +283,16 @@ def _pair(node: Any, new: dict[Any, Any]) -> dict[Any, Any]:
         if key in node:
             previous = old_keys.index(key)
             continue
-        shape = _shape(value)
-        # A key of the same kind where the removed one stood, or one holding the same value.
+        # A key holding the same kind of value where the removed one stood, or a like value.
         here = (
             old_keys[previous + 1]
             if previous is not None and previous + 1 < len(old_keys)
             else None
         )
-        candidates = [here] if here in free else []
-        candidates += [k for k in free if k != here and _similar(node[k], value)]
-        found = next(
-            (
-                k
-                for k in candidates
-                if _shape(node[k]) == shape and (shape != "scalar" or _same_scalar(node[k], value))
-            ),
-            None,
-        )
+        if here in free and _compatible(node[here], value):
+            found = here
+        else:
+            found = next((k for k in free if _similar(node[k], value)), None)
         previous = None
         if found is not None:
             pairs[key] = found
@@ -330,7 +366,11 @@ def _update_seq(node: Any, new: list[Any], donors: _Donors) -> Any:
     items = []
     for old, value in zip(matched, new, strict=True):
         mark = donors.mark()
-        items.append(_build(value, donors) if old is _NO_VALUE else _update(old, value, donors))
+        if old is not _NO_VALUE and _compatible(old, value):
+            items.append(_update(old, value, donors))
+        else:
+            found = donors.take_item(value) if isinstance(value, dict) else _NO_VALUE
+            items.append(_build(value, donors) if found is _NO_VALUE else _update(found, value))
         donors.release(mark)
     while len(node) > len(items):
         del node[len(node) - 1]

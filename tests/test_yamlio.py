@@ -210,3 +210,47 @@ def test_a_migrated_file_keeps_its_comments(registry: Registry, target: str) -> 
         assert comment in out
     assert "# the pass condition" in out
     assert "\n\n  - id: km-to-miles" in out
+
+
+def test_items_moved_into_a_longer_list_keep_their_flow_style_and_comments() -> None:
+    original = """\
+    id: a
+    rubrics:
+      - polite
+    execution:
+      evaluators:
+        - name: route  # the routing check
+          type: code_judge
+          script: [uv, run, check.py]
+    """
+    new = {
+        "id": "a",
+        "assert": [
+            {"name": "route", "type": "code_judge", "script": ["uv", "run", "check.py"]},
+            {"type": "rubrics", "criteria": ["polite"]},
+        ],
+    }
+    out = _dump(original, new)
+    assert re.search(r"- name: route +# the routing check\n", out), out
+    assert "script: [uv, run, check.py]" in out
+
+
+def test_an_item_is_not_mistaken_for_another_with_a_different_name() -> None:
+    original = """\
+    execution:
+      evaluators:
+        - name: tone  # file-level
+          type: llm_judge
+    cases:
+      - id: c
+        evaluators:
+          - name: route  # case-level
+            type: llm_judge
+    """
+    new = {
+        "assert": [{"name": "tone", "type": "llm_judge"}],
+        "cases": [{"id": "c", "assert": [{"name": "route", "type": "llm_judge"}]}],
+    }
+    out = _dump(original, new)
+    assert re.search(r"- name: tone +# file-level\n", out), out
+    assert re.search(r"- name: route +# case-level\n", out), out
