@@ -8,8 +8,11 @@ ruamel.yaml's round-trip loader and brought up to date in place:
   taken for a rename when it stands where the removed key stood and holds the same kind of value,
   or when it holds a value like the removed one (`outcome` -> `expected_outcome`);
 - a value that moved into a new place (`input` -> `vars.input`, `note` -> `metadata.note`,
-  `execution.evaluators` -> `assert`) brings its layout and inner comments along;
-- full-line comments that followed a removed key stay where they were, after the key before it;
+  `execution.evaluators` -> `assert`) brings its layout and inner comments along, and so does a
+  list item moved into another list (told apart by its `id` or `name`);
+- list items with an `id` (or `name`) keep their comments when others are added or removed;
+- full-line comments (and blank lines) that followed a removed key stay before the key that
+  followed it;
 - new keys are placed where the migrated record puts them, in block style.
 
 Comments on the line of a removed key, and inside a removed value that found no new place, go

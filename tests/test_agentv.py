@@ -423,3 +423,18 @@ def test_migrate_in_place_keeps_comments_and_detects_the_latest_era(
     era1 = (evals / "era1-greetings.test.yaml").read_text()
     assert "  # The simplest case: one user turn.\n  - id: greets-back\n" in era1
     assert "# what a pass looks like" in era1
+
+
+@pytest.mark.parametrize(("name", "era"), FILES.items())
+def test_a_chain_equals_its_steps_applied_one_by_one(
+    registry: Registry, name: str, era: str
+) -> None:
+    record = _load(name)
+    versions = registry.versions(FAMILY)
+    hop = record
+    for version in versions[versions.index(era) + 1 :]:
+        result = registry.migrate(hop, version, family=FAMILY, validate="none")
+        assert result.ok, result.error
+        hop = result.record
+    assert registry.migrate(record, "latest").record == hop
+    assert registry.migrate(hop, "latest").status == "current"
