@@ -8,14 +8,16 @@ hold one is parsed with the standard library instead, which keeps them exact.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import orjson
 
 # Any run of 19 or more digits may be an integer outside the signed 64-bit range. Such a run
-# inside a string or a long fraction only costs a slower, still exact, parse.
-_MAYBE_BIG_INT = re.compile(rb"\d{19,}")
+# inside a string or a long fraction only costs a slower, still exact, parse. To find one,
+# digits become "0" and every other byte a space: two passes in C, where a regular expression
+# costs ten times as much on text full of digits.
+_DIGITS = bytes(0x30 if 0x30 <= byte <= 0x39 else 0x20 for byte in range(256))
+_LONG_RUN = b"0" * 19
 
 DecodeError = (orjson.JSONDecodeError, json.JSONDecodeError, UnicodeDecodeError, ValueError)
 """The exceptions `loads` raises for input that is not JSON."""
@@ -32,7 +34,7 @@ def loads(data: bytes | str) -> Any:
         ValueError: `data` is not valid JSON (or not valid UTF-8).
     """
     raw = data.encode("utf-8") if isinstance(data, str) else data
-    if _MAYBE_BIG_INT.search(raw) is None:
+    if _LONG_RUN not in raw.translate(_DIGITS):
         return orjson.loads(raw)
     return json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
 
