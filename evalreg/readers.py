@@ -10,7 +10,9 @@ from __future__ import annotations
 import fnmatch
 import gzip
 import io
+import itertools
 import os
+import re
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -50,10 +52,10 @@ class Item:
 
 def file_kind(path: str | os.PathLike[str]) -> Kind | None:
     """Return the kind of a file from its name (`.gz` ignored), or None for another suffix."""
-    name = Path(path).name.lower()
+    name = os.path.basename(os.fspath(path)).lower()
     if name.endswith(".gz"):
         name = name[:-3]
-    return _SUFFIXES.get(Path(name).suffix)
+    return _SUFFIXES.get(os.path.splitext(name)[1])
 
 
 def is_gzip(path: str | os.PathLike[str]) -> bool:
@@ -70,9 +72,19 @@ def open_binary(path: str | os.PathLike[str]) -> IO[bytes]:
     return open(path, "rb")
 
 
-def _matches(relative: str, patterns: Sequence[str]) -> bool:
-    name = relative.rsplit("/", 1)[-1]
-    return any(fnmatch.fnmatch(relative, p) or fnmatch.fnmatch(name, p) for p in patterns)
+class _Globs:
+    """Glob patterns (`fnmatch`), compiled once, matched against a relative path or its name."""
+
+    def __init__(self, patterns: Sequence[str]) -> None:
+        alternatives = "|".join(f"(?:{fnmatch.translate(os.path.normcase(p))})" for p in patterns)
+        self._match = re.compile(alternatives).match if patterns else None
+
+    def __call__(self, relative: str) -> bool:
+        """Return whether `relative` (with `/` separators), or its last part, matches."""
+        if self._match is None:
+            return False
+        name = relative.rsplit("/", 1)[-1]
+        return bool(self._match(os.path.normcase(relative)) or self._match(os.path.normcase(name)))
 
 
 def iter_files(
@@ -87,22 +99,23 @@ def iter_files(
     symbolic links to folders are not followed. Paths that do not exist are yielded as given,
     so that reading them reports the problem.
     """
-    patterns = tuple(include) or DEFAULT_INCLUDE
+    included, excluded = _Globs(tuple(include) or DEFAULT_INCLUDE), _Globs(exclude)
     for path in paths:
         text = os.fspath(path)
         if text == STDIN or not os.path.isdir(text):
-            if not exclude or not _matches(Path(text).as_posix(), exclude):
+            if not excluded(Path(text).as_posix()):
                 yield text
             continue
         for root, dirs, files in os.walk(text):
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            folder = Path(os.path.relpath(root, text)).as_posix()
+            prefix = "" if folder == "." else folder + "/"
             for name in sorted(files):
                 if name.startswith("."):
                     continue
-                full = os.path.join(root, name)
-                relative = Path(os.path.relpath(full, text)).as_posix()
-                if _matches(relative, patterns) and not _matches(relative, exclude):
-                    yield full
+                relative = prefix + name
+                if included(relative) and not excluded(relative):
+                    yield os.path.join(root, name)
 
 
 def _describe(err: Exception) -> str:
@@ -112,29 +125,80 @@ def _describe(err: Exception) -> str:
     return f"not valid JSON: {text}"
 
 
+def jsonl_item(path: str, line_no: int, line: bytes) -> Item | None:
+    """Return the item of one JSONL line (None for a blank line)."""
+    if not line.strip():
+        return None
+    try:
+        record = loads(line)
+    except DecodeError as err:
+        message = _describe(err)
+        if not line.endswith(b"\n"):
+            message = f"truncated last line ({message})"
+        return Item(path, line_no, error=message, raw=line)
+    return Item(path, line_no, record=record, raw=line)
+
+
 def read_jsonl(stream: IO[bytes], path: str) -> Iterator[Item]:
     """Yield one item per non-blank line of a JSONL stream, in constant memory."""
     line_no = 0
     for line_no, line in enumerate(stream, 1):
-        if not line.strip():
-            continue
-        try:
-            record = loads(line)
-        except DecodeError as err:
-            message = _describe(err)
-            if not line.endswith(b"\n"):
-                message = f"truncated last line ({message})"
-            yield Item(path, line_no, error=message, raw=line)
-            continue
-        yield Item(path, line_no, record=record, raw=line)
+        item = jsonl_item(path, line_no, line)
+        if item is not None:
+            yield item
     if line_no == 0:
-        yield Item(path, None, error="empty file")
+        yield empty_file(path)
+
+
+def empty_file(path: str) -> Item:
+    """Return the item that reports a file without a single line."""
+    return Item(path, None, error="empty file")
+
+
+def cannot_read(path: str, err: OSError | EOFError) -> Item:
+    """Return the item that reports a file failing part way through reading."""
+    return Item(path, None, error=f"cannot read: {err}")
+
+
+def read_range(path: str, start: int, end: int) -> Iterator[bytes]:
+    """Yield the lines of the bytes `[start, end)` of a plain file; `start` begins a line.
+
+    Raises:
+        OSError: the file cannot be opened or read.
+    """
+    with open(path, "rb") as stream:
+        stream.seek(start)
+        left = end - start
+        for line in stream:
+            yield line
+            left -= len(line)
+            if left <= 0:
+                return
+
+
+def line_ranges(path: str, size: int, chunk: int) -> list[tuple[int, int]]:
+    """Split the first `size` bytes of a file into ranges of about `chunk` bytes at line ends.
+
+    Raises:
+        OSError: the file cannot be opened or read.
+    """
+    bounds = [0]
+    with open(path, "rb") as stream:
+        while bounds[-1] + chunk < size:
+            stream.seek(bounds[-1] + chunk)
+            stream.readline()
+            position = stream.tell()
+            if position >= size:
+                break
+            bounds.append(position)
+    bounds.append(size)
+    return list(itertools.pairwise(bounds))
 
 
 def read_json(data: bytes, path: str) -> Iterator[Item]:
     """Yield the one record of a JSON document."""
     if not data.strip():
-        yield Item(path, None, error="empty file")
+        yield empty_file(path)
         return
     try:
         yield Item(path, None, record=loads(data))
@@ -157,7 +221,7 @@ def read_yaml(data: bytes, path: str) -> Iterator[Item]:
         yield Item(path, None, error="not valid YAML: " + " ".join(str(err).split()))
         return
     if not documents:
-        yield Item(path, None, error="empty file")
+        yield empty_file(path)
     for document in documents:
         yield Item(path, None, record=document)
 
@@ -196,7 +260,7 @@ def read_items(path: str, kind: Kind | None = None) -> Iterator[Item]:
         else:
             yield from read_items_from_bytes(stream.read(), path, kind)
     except (OSError, EOFError) as err:
-        yield Item(path, None, error=f"cannot read: {err}")
+        yield cannot_read(path, err)
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()
