@@ -12,11 +12,13 @@ Detection never falls back to a default: what it cannot decide is reported with 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+import weakref
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from evalreg.pointer import MISSING, resolve, split
 from evalreg.versions import match_version
 
 if TYPE_CHECKING:
@@ -24,6 +26,8 @@ if TYPE_CHECKING:
     from evalreg.registry import Registry
 
 Status = Literal["detected", "ambiguous", "unknown-version", "unknown"]
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
 
 
 @dataclass(frozen=True)
@@ -210,8 +214,110 @@ def _from_pool(
     return Detection("ambiguous", evidence=(), candidates=tuple(candidates), reasons=reasons)
 
 
-def _by_marker(registry: Registry, record: dict[str, Any], hinted: set[str]) -> Detection | None:
-    stated: list[tuple[str, str, Evidence]] = []
+Stated = list[tuple[str, str, Evidence]]
+_PLAIN = (str, int, float, bool, type(None), type(MISSING))
+_PRESENCE_FIELDS = {"required", "forbidden", "equals", "any"}
+_CACHE_SIZE = 4096
+
+
+def _top_key(pointer: str) -> str | None:
+    """Return the one key a top-level pointer names (None for any other pointer)."""
+    tokens = split(pointer)
+    return tokens[0] if len(tokens) == 1 else None
+
+
+def _presence(fingerprint: Fingerprint) -> tuple[tuple[str, ...], ...] | None:
+    """Return the top-level keys (required, any, forbidden) that alone decide `fingerprint`.
+
+    None when something else decides it: a nested or `*` pointer, `equals`, or a kind of
+    condition this function does not know.
+    """
+    if {f.name for f in fields(fingerprint)} != _PRESENCE_FIELDS or fingerprint.equals:
+        return None
+    groups = []
+    for pointers in (fingerprint.required, fingerprint.any, fingerprint.forbidden):
+        keys = [_top_key(p) for p in pointers]
+        if any(k is None or k == "*" for k in keys):
+            return None
+        groups.append(tuple(k for k in keys if k is not None))
+    return tuple(groups)
+
+
+class _Prepared:
+    """What detection reads of a registry, prepared once, and what it found for recent inputs.
+
+    Detection by marker depends only on the values at the marker pointers, on which family
+    fingerprints fit, and (when those leave more than one candidate) on file name and validity.
+    The common case, decided by the first two, is remembered per marker values and fit.
+    """
+
+    def __init__(self, registry: Registry) -> None:
+        families = registry.families()
+        pointers = sorted({m.pointer for f in families for m in registry.manifest(f).markers})
+        self.keys = tuple((p, _top_key(p)) for p in pointers)
+        self.cacheable = all("*" not in split(p) for p in pointers)
+        self.presence = {f: _presence(registry.manifest(f).structure) for f in families}
+        self.stated: dict[Hashable, Stated] = {}
+        self.decided: dict[Hashable, Detection] = {}
+        self.hints: dict[str, frozenset[str]] = {}
+
+    def marker_values(self, record: dict[str, Any]) -> Hashable | None:
+        """Return the values at every marker pointer, with their types (None: not plain)."""
+        if not self.cacheable:
+            return None
+        values = []
+        for pointer, key in self.keys:
+            value = record.get(key, MISSING) if key is not None else resolve(record, pointer)
+            if type(value) not in _PLAIN:
+                return None
+            values.append((type(value), value))
+        return tuple(values)
+
+    def fits(self, registry: Registry, family: str, record: dict[str, Any]) -> bool:
+        """Return whether `record` fits the fingerprint of `family`."""
+        presence = self.presence[family]
+        if presence is None:
+            return not registry.manifest(family).structure.mismatches(record)
+        required, any_of, forbidden = presence
+        return (
+            all(k in record for k in required)
+            and (not any_of or any(k in record for k in any_of))
+            and not any(k in record for k in forbidden)
+        )
+
+    @staticmethod
+    def remember(cache: dict[K, V], key: K, value: V) -> None:
+        """Store `value` under `key`, keeping the cache bounded."""
+        if len(cache) >= _CACHE_SIZE:
+            cache.clear()
+        cache[key] = value
+
+
+_prepared: weakref.WeakKeyDictionary[Registry, _Prepared] = weakref.WeakKeyDictionary()
+
+
+def _prepare(registry: Registry) -> _Prepared:
+    prepared = _prepared.get(registry)
+    if prepared is None:
+        prepared = _prepared[registry] = _Prepared(registry)
+    return prepared
+
+
+def _hinted(registry: Registry, filename: str | None) -> set[str]:
+    """Return the families whose file-name patterns match `filename`."""
+    if not filename:
+        return set()
+    prepared = _prepare(registry)
+    hinted = prepared.hints.get(filename)
+    if hinted is None:
+        families = registry.families()
+        hinted = frozenset(f for f in families if registry.manifest(f).matches_filename(filename))
+        prepared.remember(prepared.hints, filename, hinted)
+    return set(hinted)
+
+
+def _stated(registry: Registry, record: dict[str, Any]) -> Stated:
+    stated: Stated = []
     for family in registry.families():
         found = registry.manifest(family).read_version(record)
         if found is None or found[2] is None:
@@ -219,12 +325,34 @@ def _by_marker(registry: Registry, record: dict[str, Any], hinted: set[str]) -> 
         marker, raw, version = found
         assert version is not None
         stated.append((family, version, Evidence("marker", f"{marker.pointer} = {raw!r}")))
+    return stated
+
+
+def _by_marker(
+    registry: Registry, record: dict[str, Any], filename: str | None
+) -> Detection | None:
+    prepared = _prepare(registry)
+    values = prepared.marker_values(record)
+    stated = prepared.stated.get(values) if values is not None else None
+    if stated is None:
+        stated = _stated(registry, record)
+        if values is not None:
+            prepared.remember(prepared.stated, values, stated)
     if not stated:
         return None
-    fitting = [s for s in stated if not registry.manifest(s[0]).structure.mismatches(record)]
+    fitting = [s for s in stated if prepared.fits(registry, s[0], record)]
     pool = fitting or [s for s in stated if match_version(s[1], registry.versions(s[0]))]
     pool = pool or stated
-    if len(pool) > 1 and hinted:
+    if len(pool) == 1 and values is not None:
+        # Neither file name nor validity has a say: the outcome is that of any record with
+        # the same marker values and fit.
+        key = (values, tuple(s[0] for s in fitting))
+        decided = prepared.decided.get(key)
+        if decided is None:
+            decided = _decided(registry, stated, pool[0])
+            prepared.remember(prepared.decided, key, decided)
+        return decided
+    if len(pool) > 1 and (hinted := _hinted(registry, filename)):
         pool = [s for s in pool if s[0] in hinted] or pool
     if len(pool) > 1:
         valid = [
@@ -240,7 +368,12 @@ def _by_marker(registry: Registry, record: dict[str, Any], hinted: set[str]) -> 
             candidates=tuple(Candidate(f, v, str(e)) for f, v, e in pool),
             reasons=("the version marker is shared and structure does not decide",),
         )
-    family, version, evidence = pool[0]
+    return _decided(registry, stated, pool[0])
+
+
+def _decided(registry: Registry, stated: Stated, chosen: tuple[str, str, Evidence]) -> Detection:
+    """Return the detection of the one candidate left by the marker rules."""
+    family, version, evidence = chosen
     known = match_version(version, registry.versions(family))
     if known is None:
         known_list = ", ".join(registry.versions(family)) or "none"
@@ -288,7 +421,6 @@ def detect(registry: Registry, record: Any, filename: str | None = None) -> Dete
     if not isinstance(record, dict):
         kind = type(record).__name__
         return Detection("unknown", reasons=(f"a record must be a JSON object, not {kind}",))
-    hinted = set()
-    if filename:
-        hinted = {f for f in registry.families() if registry.manifest(f).matches_filename(filename)}
-    return _by_marker(registry, record, hinted) or _by_structure(registry, record, hinted, filename)
+    return _by_marker(registry, record, filename) or _by_structure(
+        registry, record, _hinted(registry, filename), filename
+    )
