@@ -6,27 +6,34 @@ prints or exits, and one bad file or record never stops the rest.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
-from evalreg.codec import dumps
-from evalreg.detect import Detection
+from evalreg import parallel
+from evalreg.codec import DecodeError, dumps, loads
+from evalreg.detect import Detection, detect
 from evalreg.migrate import MigrationResult, ValidateMode
 from evalreg.readers import (
+    STDIN,
     Item,
+    cannot_read,
+    empty_file,
     file_kind,
     iter_files,
+    jsonl_item,
     open_binary,
     read_items,
     read_items_from_bytes,
+    read_range,
     sniff_kind,
 )
 from evalreg.registry import Registry
-from evalreg.validate import Issue
+from evalreg.validate import Issue, Validator
 from evalreg.writers import atomic_writer
 
 # -- detect and validate -------------------------------------------------------------------
@@ -54,6 +61,14 @@ class RecordCheck:
         return self.detection.version if self.detection else None
 
 
+@dataclass(frozen=True)
+class ValidRun:
+    """Consecutive records of one file that are all valid: counted, not listed one by one."""
+
+    path: str
+    count: int
+
+
 @dataclass
 class Summary:
     """Counts over a run."""
@@ -65,11 +80,15 @@ class Summary:
     unreadable: int = 0
     _paths: set[str] = field(default_factory=set, repr=False)
 
-    def add(self, check: RecordCheck) -> None:
-        """Count one record."""
+    def add(self, check: RecordCheck | ValidRun) -> None:
+        """Count one record (or a run of valid ones)."""
         if check.path not in self._paths:
             self._paths.add(check.path)
             self.files += 1
+        if isinstance(check, ValidRun):
+            self.records += check.count
+            self.valid += check.count
+            return
         if check.status == "unreadable":
             self.unreadable += 1
             return
@@ -148,6 +167,163 @@ def check_paths(
     for path in iter_files(paths, include, exclude):
         for item in read_items(path):
             yield check_item(registry, item, family=family, version=version, validate=validate)
+
+
+class _QuickCheck:
+    """Tell records that are certainly valid at the cost of detecting and one `is_valid`.
+
+    Anything else (invalid, undetected, unreadable) gets the full `check_item`, so the results
+    are those of `check_item` record for record.
+    """
+
+    def __init__(self, registry: Registry, family: str | None, version: str | None) -> None:
+        self.registry = registry
+        self.family = family
+        self.version = version
+        self._validators: dict[tuple[str, str], Validator] = {}
+
+    def valid(self, record: Any, path: str) -> bool:
+        """Return True when `check_item` would find `record` valid; False when it may not."""
+        family, version = self.family, self.version
+        if family is None or version is None:
+            detection = detect(self.registry, record, path)
+            if not detection.ok or (family is not None and detection.family != family):
+                return False
+            family, version = detection.family, detection.version
+            assert family is not None and version is not None
+        validator = self._validators.get((family, version))
+        if validator is None:
+            validator = self._validators[family, version] = self.registry.validator(family, version)
+        return validator.is_valid(record)
+
+    def items(self, items: Iterable[Item]) -> Iterator[RecordCheck | ValidRun]:
+        """Check read items: runs of valid ones counted, the others checked in full."""
+        valid, path = 0, ""
+        for item in items:
+            if item.ok and self.valid(item.record, item.path):
+                valid, path = valid + 1, item.path
+                continue
+            if valid:
+                yield ValidRun(path, valid)
+                valid = 0
+            yield check_item(self.registry, item, family=self.family, version=self.version)
+        if valid:
+            yield ValidRun(path, valid)
+
+    def lines(
+        self, lines: Iterable[bytes], path: str
+    ) -> Generator[RecordCheck | ValidRun, None, int]:
+        """Check the lines of a JSONL file, like `items`; return the number of lines."""
+        valid = line_no = 0
+        for line_no, line in enumerate(lines, 1):
+            try:
+                record = loads(line)
+            except DecodeError:
+                pass
+            else:
+                if self.valid(record, path):
+                    valid += 1
+                    continue
+            item = jsonl_item(path, line_no, line)
+            if item is None:
+                continue
+            if valid:
+                yield ValidRun(path, valid)
+                valid = 0
+            yield check_item(self.registry, item, family=self.family, version=self.version)
+        if valid:
+            yield ValidRun(path, valid)
+        return line_no
+
+    def file(self, path: str) -> Iterator[RecordCheck | ValidRun]:
+        """Check every record of one file."""
+        kind = file_kind(path)
+        if kind not in ("json", "jsonl") or path == STDIN:
+            yield from self.items(read_items(path))
+            return
+        try:
+            stream = open_binary(path)
+        except OSError:
+            yield from self.items(read_items(path, kind))  # it says why it cannot open
+            return
+        with stream:
+            try:
+                if kind == "jsonl":
+                    if not (yield from self.lines(stream, path)):
+                        yield check_item(self.registry, empty_file(path))
+                    return
+                data = stream.read()
+                try:
+                    if self.valid(loads(data), path):
+                        yield ValidRun(path, 1)
+                        return
+                except DecodeError:
+                    pass
+                yield from self.items(read_items_from_bytes(data, path, kind))
+            except (OSError, EOFError) as err:
+                yield check_item(self.registry, cannot_read(path, err))
+
+    def part(self, part: parallel.Part) -> tuple[list[RecordCheck | ValidRun], int]:
+        """Check one unit part; return its results and, for a range, its number of lines."""
+        if part.end is None:
+            return list(self.file(part.path)), 0
+        results: list[RecordCheck | ValidRun] = []
+        lines = self.lines(read_range(part.path, part.start, part.end), part.path)
+        try:
+            while True:
+                results.append(next(lines))
+        except StopIteration as done:
+            return results, done.value
+        except OSError as err:
+            results.append(check_item(self.registry, cannot_read(part.path, err)))
+            return results, 0
+
+
+def _check_unit(
+    registry: Registry, unit: parallel.Unit, family: str | None, version: str | None
+) -> list[tuple[list[RecordCheck | ValidRun], int]]:
+    quick = _QuickCheck(registry, family, version)
+    return [quick.part(part) for part in unit]
+
+
+def validate_paths(
+    registry: Registry,
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    family: str | None = None,
+    version: str | None = None,
+    jobs: int = 1,
+) -> Iterator[RecordCheck | ValidRun]:
+    """Yield the check of every record under `paths` that is not valid, in file then line order.
+
+    Valid records are counted in runs (`ValidRun`) between the others. With `jobs` above one and
+    enough input, files and ranges of large JSONL files are checked by that many processes; the
+    results, and their order, are the same as with one.
+    """
+    if family is not None:
+        registry.manifest(family)
+        if version is not None:
+            version = registry.resolve_version(family, version)
+    quick = _QuickCheck(registry, family, version)
+    files: Iterable[str] = iter_files(paths, include, exclude)
+    if jobs > 1:
+        files = list(files)
+        units = parallel.plan(files, jobs)
+        if units is not None:
+            results = parallel.imap(_check_unit, units, registry, jobs, (family, version))
+            offset = 0
+            for unit, found in zip(units, results, strict=True):
+                for part, (checks, lines) in zip(unit, found, strict=True):
+                    for check in checks:
+                        if offset and isinstance(check, RecordCheck) and check.line is not None:
+                            check = replace(check, line=check.line + offset)
+                        yield check
+                    offset = 0 if part.last else offset + lines
+            return
+    for path in files:
+        yield from quick.file(path)
 
 
 # -- migrate -------------------------------------------------------------------------------
@@ -296,24 +472,36 @@ class _Tally:
         )
 
 
+def _migrate_items(
+    registry: Registry,
+    items: Iterable[Item],
+    options: MigrateOptions,
+    tally: _Tally,
+    stream: IO[bytes] | None,
+) -> Iterator[RecordMigration]:
+    """Migrate JSONL items; write each result (or the line as it was) to `stream`, if any."""
+    for item in items:
+        migration = tally.add(_migrate_item(registry, item, options))
+        yield migration
+        if stream is None:
+            continue
+        result = migration.result
+        if result is not None and result.status == "migrated":
+            stream.write(dumps(result.record) + b"\n")
+        elif item.raw is not None:
+            stream.write(item.raw if item.raw.endswith(b"\n") else item.raw + b"\n")
+
+
 def _migrate_jsonl(
     registry: Registry, path: str, output: str | None, options: MigrateOptions, tally: _Tally
 ) -> Iterator[RecordMigration]:
     if output is None:
-        for item in read_items(path, "jsonl"):
-            yield tally.add(_migrate_item(registry, item, options))
+        yield from _migrate_items(registry, read_items(path, "jsonl"), options, tally, None)
         return
     in_place = output == path
     try:
         with atomic_writer(output, backup=options.backup if in_place else None) as stream:
-            for item in read_items(path, "jsonl"):
-                migration = tally.add(_migrate_item(registry, item, options))
-                yield migration
-                result = migration.result
-                if result is not None and result.status == "migrated":
-                    stream.write(dumps(result.record) + b"\n")
-                elif item.raw is not None:
-                    stream.write(item.raw if item.raw.endswith(b"\n") else item.raw + b"\n")
+            yield from _migrate_items(registry, read_items(path, "jsonl"), options, tally, stream)
             if tally.failed or (in_place and not tally.migrated):
                 raise _Abandon
     except _Abandon:
@@ -370,6 +558,113 @@ def migrate_file(
     yield tally.outcome(path, output, rewrites=output is not None and output != path)
 
 
+def _cannot_write(output: str | None, err: OSError | str) -> str:
+    reason = err if isinstance(err, str) else err.strerror or str(err)
+    return f"left as it was: cannot write {output}: {reason}"
+
+
+def _lean(event: RecordMigration | FileMigration) -> RecordMigration | FileMigration:
+    """Return `event` without its record, which need not cross a process boundary."""
+    if isinstance(event, FileMigration) or event.result is None:
+        return event
+    return replace(event, result=replace(event.result, record=None))
+
+
+Ranged = tuple[list[RecordMigration | FileMigration], int, str | None]
+"""What a worker reports of one part: its events, its number of lines, and a write error."""
+
+
+def _migrate_part(
+    registry: Registry,
+    part: parallel.Part,
+    output: str | None,
+    scratch: str | None,
+    options: MigrateOptions,
+) -> Ranged:
+    """Migrate a whole file, or a range of a JSONL file into the file `scratch`."""
+    if part.end is None:
+        return [_lean(e) for e in migrate_file(registry, part.path, output, options)], 0, None
+    events: list[RecordMigration | FileMigration] = []
+    lines = 0
+
+    def items() -> Iterator[Item]:
+        nonlocal lines
+        assert part.end is not None
+        try:
+            for lines, line in enumerate(read_range(part.path, part.start, part.end), 1):
+                item = jsonl_item(part.path, lines, line)
+                if item is not None:
+                    yield item
+        except (OSError, EOFError) as err:
+            yield cannot_read(part.path, err)
+
+    try:
+        with contextlib.ExitStack() as stack:
+            stream = None
+            if scratch is not None:
+                Path(scratch).parent.mkdir(parents=True, exist_ok=True)
+                stream = stack.enter_context(open(scratch, "wb"))
+            for event in _migrate_items(registry, items(), options, _Tally(), stream):
+                events.append(_lean(event))
+    except OSError as err:
+        return events, lines, err.strerror or str(err)
+    return events, lines, None
+
+
+def _migrate_unit(
+    registry: Registry,
+    task: tuple[parallel.Unit, tuple[str | None, ...], tuple[str | None, ...]],
+    options: MigrateOptions,
+) -> list[Ranged]:
+    unit, outputs, scratches = task
+    return [
+        _migrate_part(registry, part, output, scratch, options)
+        for part, output, scratch in zip(unit, outputs, scratches, strict=True)
+    ]
+
+
+def _join_ranges(
+    path: str,
+    output: str | None,
+    options: MigrateOptions,
+    ranges: Iterable[tuple[Ranged, str | None]],
+) -> Iterator[RecordMigration | FileMigration]:
+    """Report and write a JSONL file migrated in ranges, as `migrate_file` would."""
+    tally = _Tally()
+    offset = 0
+    in_place = output == path
+    failure: str | None = None
+    try:
+        with contextlib.ExitStack() as stack:
+            stream = None
+            if output is not None:
+                backup = options.backup if in_place else None
+                stream = stack.enter_context(atomic_writer(output, backup=backup))
+            for (events, lines, error), scratch in ranges:
+                for event in events:
+                    assert isinstance(event, RecordMigration) and event.line is not None
+                    yield tally.add(replace(event, line=event.line + offset))
+                if error is not None:
+                    failure = error
+                    raise _Abandon
+                if stream is not None and scratch is not None:
+                    with open(scratch, "rb") as part:
+                        shutil.copyfileobj(part, stream, 1 << 20)
+                    os.remove(scratch)
+                offset += lines
+            if output is not None and (tally.failed or (in_place and not tally.migrated)):
+                raise _Abandon
+    except _Abandon:
+        pass
+    except OSError as err:
+        failure = err.strerror or str(err)
+    if failure is not None:
+        message = _cannot_write(output, failure)
+        yield FileMigration(path, output, "failed", 0, 0, tally.failed, message)
+        return
+    yield tally.outcome(path, output, rewrites=output is not None and output != path)
+
+
 def migrate_paths(
     registry: Registry,
     paths: Sequence[str],
@@ -377,10 +672,70 @@ def migrate_paths(
     *,
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
+    jobs: int = 1,
 ) -> Iterator[RecordMigration | FileMigration]:
-    """Migrate every file under `paths`; yield each record's outcome and each file's."""
-    for root in paths:
-        base = root if os.path.isdir(root) else None
-        for path in iter_files([root], include, exclude):
-            output = _output_path(path, base, options)
+    """Migrate every file under `paths`; yield each record's outcome and each file's.
+
+    With `jobs` above one and enough input, files and ranges of large JSONL files are migrated
+    by that many processes: the files written and the outcomes reported, in their order, are the
+    same as with one, except that the results carry no records (they are in the files).
+    """
+    files = [
+        (path, _output_path(path, root if os.path.isdir(root) else None, options))
+        for root in paths
+        for path in iter_files([root], include, exclude)
+    ]
+    units = parallel.plan([path for path, _ in files], jobs) if jobs > 1 else None
+    if units is None:
+        for path, output in files:
             yield from migrate_file(registry, path, output, options)
+        return
+    outputs = dict(files)
+    tasks = []
+    for unit in units:
+        targets = tuple(outputs[part.path] for part in unit)
+        scratches = tuple(
+            None if part.whole or target is None else _scratch_name(target, part.start)
+            for part, target in zip(unit, targets, strict=True)
+        )
+        tasks.append((unit, targets, scratches))
+    results = parallel.imap(_migrate_unit, tasks, registry, jobs, (options,))
+    flat = (
+        (part, output, scratch, found)
+        for (unit, targets, scratches), ranged in zip(tasks, results, strict=True)
+        for part, output, scratch, found in zip(unit, targets, scratches, ranged, strict=True)
+    )
+    try:
+        for part, output, scratch, found in flat:
+            if part.whole:
+                yield from found[0]
+                continue
+            ranges = _file_ranges(part, scratch, found, flat)
+            yield from _join_ranges(part.path, output, options, ranges)
+            for _ in ranges:
+                pass  # the ranges after a failed write
+    finally:
+        for _, _, scratches in tasks:
+            for scratch in scratches:
+                if scratch is not None:
+                    with contextlib.suppress(OSError):
+                        os.remove(scratch)
+
+
+def _file_ranges(
+    part: parallel.Part,
+    scratch: str | None,
+    found: Ranged,
+    rest: Iterator[tuple[parallel.Part, str | None, str | None, Ranged]],
+) -> Iterator[tuple[Ranged, str | None]]:
+    """Yield the results of the ranges of one file, the first given, the others from `rest`."""
+    yield found, scratch
+    while not part.last:
+        part, _, scratch, found = next(rest)
+        yield found, scratch
+
+
+def _scratch_name(output: str, start: int) -> str:
+    """Return where a worker writes the migrated lines of the range of `output` at `start`."""
+    head, name = os.path.split(output)
+    return os.path.join(head, f".{name}.{start}.part")

@@ -47,6 +47,22 @@ def path_options(function: F) -> F:
     return function
 
 
+jobs_option = click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Use N processes on large inputs (default: all cores); the output is the same.",
+)
+
+
+def _jobs(jobs: int | None) -> int:
+    from evalreg.parallel import cpu_count
+
+    return cpu_count() if jobs is None else jobs
+
+
 def _where(path: str, line: int | None) -> str:
     return path if line is None else f"{path}:{line}"
 
@@ -207,6 +223,7 @@ REPORTERS: dict[str, Callable[[Any, bool], Iterator[str]]] = {
     help="Stop printing problems after N (0: no limit); every record is still counted.",
 )
 @click.option("--quiet", "-q", is_flag=True, help="Print problems only, no summary line.")
+@jobs_option
 @pass_context
 def validate_command(
     context: Context,
@@ -218,28 +235,32 @@ def validate_command(
     fmt: str,
     max_errors: int,
     quiet: bool,
+    jobs: int | None,
 ) -> None:
     """Validate every record against its family's schema at its version.
 
     Each problem is printed as `path:line: /json/pointer: message`. Exit code 0 when all
     records are valid, 1 when a record is invalid or unreadable, 2 for usage errors.
     """
-    from evalreg.runner import Summary, check_paths
+    from evalreg.runner import RecordCheck, Summary, validate_paths
 
     if version and not family:
         fail("--version needs --family")
     summary = Summary()
     reporter = REPORTERS[fmt]
     printed = 0
-    for check in check_paths(
+    for check in validate_paths(
         context.registry,
         paths,
         include=include,
         exclude=exclude,
         family=family,
         version=version,
+        jobs=_jobs(jobs),
     ):
         summary.add(check)
+        if not isinstance(check, RecordCheck):
+            continue
         for line in reporter(check, quiet):
             if max_errors and printed >= max_errors:
                 break
@@ -305,6 +326,7 @@ def validate_command(
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
+@jobs_option
 @pass_context
 def migrate_command(
     context: Context,
@@ -321,6 +343,7 @@ def migrate_command(
     validate_mode: str,
     allow_loss: bool,
     fmt: str,
+    jobs: int | None,
 ) -> None:
     """Migrate records to another version along the chain of migration steps.
 
@@ -358,7 +381,10 @@ def migrate_command(
     totals = {"written": 0, "unchanged": 0, "failed": 0, "planned": 0}
     records = {"migrated": 0, "current": 0, "failed": 0}
     planned: set[tuple[str, str, str]] = set()
-    for event in migrate_paths(registry, paths, options, include=include, exclude=exclude):
+    events = migrate_paths(
+        registry, paths, options, include=include, exclude=exclude, jobs=_jobs(jobs)
+    )
+    for event in events:
         if isinstance(event, FileMigration):
             totals[event.status] += 1
             records["migrated"] += event.migrated

@@ -1,0 +1,249 @@
+"""Work on all cores: units of work, line ranges, and output identical to one process.
+
+The size thresholds are lowered so that small test inputs are cut into many units and ranges.
+"""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evalreg import parallel
+from evalreg.cli import main
+from evalreg.readers import line_ranges, read_range
+from evalreg.registry import Registry
+from evalreg.runner import MigrateOptions, RecordCheck, Summary, ValidRun, migrate_paths
+from evalreg.runner import validate_paths as run_validate
+
+from .conftest import EXAMPLES
+
+INSTANCE = next((EXAMPLES / "eee.instance" / "valid").glob("*.jsonl"))
+AGGREGATES = sorted((EXAMPLES / "eee.aggregate" / "valid").glob("*.json"))
+
+
+@pytest.fixture
+def small_units(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Use a pool for any input, and cut JSONL files into ranges of a few lines."""
+    monkeypatch.setattr(parallel, "POOL_MIN_BYTES", 0)
+    monkeypatch.setattr(parallel, "RANGE_MIN_BYTES", 4000)
+    monkeypatch.setattr(parallel, "RANGE_MAX_BYTES", 4000)
+    monkeypatch.setattr(parallel, "UNIT_FILES", 2)
+
+
+def _instances() -> list[dict[str, Any]]:
+    return [json.loads(line) for line in INSTANCE.read_text().splitlines() if line.strip()]
+
+
+def _jsonl(path: Path, count: int, *, broken: bool = True) -> Path:
+    """Write `count` instance lines with invalid, blank and unreadable lines here and there."""
+    records = _instances()
+    lines = []
+    for index in range(count):
+        record = dict(records[index % len(records)], sample_id=f"s{index}")
+        if broken and index % 7 == 3:
+            record["interaction_type"] = "chat"
+        lines.append(json.dumps(record))
+        if broken and index % 11 == 5:
+            lines.append("")
+        if broken and index % 13 == 6:
+            lines.append('{"schema_version": "0.2.0", "sample_id": ')
+    if broken:
+        lines.append('{"schema_version": "0.2.0", "sample_id": "cut sh')  # no newline: cut short
+    path.write_text("\n".join(lines) + ("" if broken else "\n"))
+    return path
+
+
+def _tree(root: Path) -> Path:
+    """Write a small datastore: aggregate files, JSONL (plain and gzip), YAML, a bad JSON file."""
+    for index, source in enumerate(AGGREGATES * 3):
+        target = root / "data" / f"m{index % 4}" / f"{index:03d}.json"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(source.read_bytes())
+    _jsonl(root / "data" / "samples.jsonl", 120)
+    (root / "data" / "more.jsonl.gz").write_bytes(gzip.compress(INSTANCE.read_bytes()))
+    (root / "data" / "broken.json").write_text('{"schema_version": ')
+    (root / "data" / "empty.jsonl").write_text("")
+    agentv = next((EXAMPLES / "agentv.eval" / "valid").glob("*.yaml"))
+    (root / "data" / agentv.name).write_bytes(agentv.read_bytes())
+    return root / "data"
+
+
+# -- ranges and units ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 100, 10_000])
+def test_line_ranges_cover_the_file_and_begin_at_lines(tmp_path: Path, chunk: int) -> None:
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(b"".join(b"%d %s\n" % (i, b"x" * (i % 37)) for i in range(300)) + b"end")
+    data = path.read_bytes()
+    ranges = line_ranges(str(path), len(data), chunk)
+    assert ranges[0][0] == 0 and ranges[-1][1] == len(data)
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(ranges))
+    assert all(start == 0 or data[start - 1 : start] == b"\n" for start, _ in ranges)
+    lines = [line for start, end in ranges for line in read_range(str(path), start, end)]
+    assert lines == data.splitlines(keepends=True)
+
+
+def test_plan_keeps_small_inputs_and_standard_input_in_one_process(tmp_path: Path) -> None:
+    path = _jsonl(tmp_path / "a.jsonl", 10)
+    assert parallel.plan([str(path)], 1) is None
+    assert parallel.plan([str(path)], 2) is None  # smaller than POOL_MIN_BYTES
+    assert parallel.plan(["-", str(path)], 2) is None
+
+
+def test_plan_groups_small_files_and_cuts_plain_jsonl(small_units: None, tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    files = sorted(str(p) for p in root.rglob("*") if p.is_file())
+    units = parallel.plan(files, 2)
+    assert units is not None
+    parts = [part for unit in units for part in unit]
+    assert [p.path for p in parts if p.whole] == [
+        f for f in files if not f.endswith("samples.jsonl")
+    ]
+    ranges = [p for p in parts if not p.whole]
+    assert len(ranges) > 3 and all(len(u) == 1 for u in units if not u[0].whole)
+    assert [p.last for p in ranges] == [False] * (len(ranges) - 1) + [True]
+    assert all(len(unit) <= 2 for unit in units)
+
+
+# -- validate --------------------------------------------------------------------------------------
+
+
+def _problems(found: Iterator[RecordCheck | ValidRun]) -> tuple[list[RecordCheck], dict[str, int]]:
+    summary = Summary()
+    problems = []
+    for check in found:
+        summary.add(check)
+        if isinstance(check, RecordCheck):
+            problems.append(check)
+    return problems, summary.as_dict()
+
+
+def test_validate_with_two_jobs_reports_what_one_job_reports(
+    small_units: None, registry: Registry, tmp_path: Path
+) -> None:
+    root = _tree(tmp_path)
+    one = _problems(run_validate(registry, [str(root)], jobs=1))
+    two = _problems(run_validate(registry, [str(root)], jobs=2))
+    assert two == one
+    problems, counts = one
+    lines = {c.line for c in problems if c.path.endswith("samples.jsonl")}
+    assert len(lines) > 20 and max(lines) > 120  # across many ranges, blank lines counted
+    assert any(c.error and c.error.startswith("truncated last line") for c in problems)
+    assert counts["files"] == 17 and counts["unreadable"] > 5
+
+
+def test_line_numbers_are_exact_across_range_boundaries(
+    small_units: None, registry: Registry, tmp_path: Path
+) -> None:
+    path = _jsonl(tmp_path / "samples.jsonl", 200)
+    expected = [
+        number
+        for number, line in enumerate(path.read_text().split("\n"), 1)
+        if line and ('"chat"' in line or not line.endswith("}"))
+    ]
+    problems, _ = _problems(run_validate(registry, [str(path)], jobs=2))
+    assert [c.line for c in problems] == expected
+    assert len(line_ranges(str(path), path.stat().st_size, 4000)) > 10
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "github"])
+def test_validate_command_output_is_the_same_with_any_number_of_jobs(
+    small_units: None, tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str
+) -> None:
+    root = _tree(tmp_path)
+    outputs = []
+    for jobs in ("1", "2", "3"):
+        with pytest.raises(SystemExit) as info:
+            main(["validate", str(root), "--format", fmt, "--jobs", jobs, "--max-errors", "40"])
+        outputs.append((info.value.code, *capsys.readouterr()))
+    assert outputs[0][0] == 1 and outputs[0][1].count("\n") > 20
+    assert outputs[1] == outputs[0] and outputs[2] == outputs[0]
+
+
+# -- migrate ---------------------------------------------------------------------------------------
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
+
+
+def _migrate(
+    root: Path, *args: str, capsys: pytest.CaptureFixture[str], where: Path | None = None
+) -> tuple[Any, ...]:
+    """Run `evalreg migrate`; return its exit code and output, with `where` shown as WHERE."""
+    with pytest.raises(SystemExit) as info:
+        main(["migrate", str(root), "--to", "latest", *args])
+    out, err = capsys.readouterr()
+    if where is not None:
+        out, err = out.replace(str(where), "WHERE"), err.replace(str(where), "WHERE")
+    return info.value.code, out, err
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_migrate_with_two_jobs_writes_and_reports_what_one_job_does(
+    small_units: None, tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str
+) -> None:
+    source = tmp_path / "in"
+    source.mkdir()
+    _jsonl(source / "clean.jsonl", 150, broken=False)
+    _jsonl(source / "failing.jsonl", 150)
+    for index, aggregate in enumerate(AGGREGATES):
+        (source / f"run{index}.json").write_bytes(aggregate.read_bytes())
+    results = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"out{jobs}"
+        args = ("--out", str(out), "--jobs", jobs, "--format", fmt)
+        results.append((_migrate(source, *args, capsys=capsys, where=out), _files(out)))
+    assert results[1] == results[0]
+    (code, stdout, _), written = results[0]
+    assert code == 1 and "clean.jsonl" in written and "failing.jsonl" not in written
+    assert not [name for name in os.listdir(tmp_path / "out2") if name.endswith(".part")]
+    assert stdout.count("\n") > 150
+
+
+def test_migrate_in_place_with_two_jobs_keeps_a_backup(
+    small_units: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trees = []
+    for jobs in ("1", "2"):
+        root = tmp_path / jobs
+        root.mkdir()
+        original = _jsonl(root / "samples.jsonl", 150, broken=False).read_bytes()
+        args = ("--in-place", "--jobs", jobs)
+        first = _migrate(root, *args, "--backup", ".bak", capsys=capsys, where=root)
+        again = _migrate(root, *args, capsys=capsys, where=root)  # already current
+        assert (root / "samples.jsonl.bak").read_bytes() == original
+        trees.append((first, again, _files(root)))
+    assert trees[1] == trees[0]
+    assert trees[0][0][0] == 0 and "written" in trees[0][0][1]
+    assert "unchanged" in trees[0][1][2] or trees[0][1][0] == 0
+
+
+def test_dry_run_with_two_jobs_reports_every_change(
+    small_units: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _jsonl(tmp_path / "samples.jsonl", 60, broken=False)
+    outputs = [_migrate(path, "--dry-run", "--jobs", j, capsys=capsys) for j in ("1", "2")]
+    assert outputs[1] == outputs[0]
+    assert outputs[0][1].count("0.2.0 -> 0.3.0") == 60
+    assert _files(tmp_path) == {"samples.jsonl": path.read_bytes()}
+
+
+def test_migrate_paths_results_carry_no_record_across_processes(
+    small_units: None, registry: Registry, tmp_path: Path
+) -> None:
+    path = _jsonl(tmp_path / "samples.jsonl", 60, broken=False)
+    options = MigrateOptions(to="latest", out=str(tmp_path / "out"))
+    events = list(migrate_paths(registry, [str(path)], options, jobs=2))
+    assert len(events) == 61 and events[-1].status == "written"  # type: ignore[union-attr]
+    assert all(e.result.record is None for e in events[:-1])  # type: ignore[union-attr]
