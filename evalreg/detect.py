@@ -248,7 +248,8 @@ class _Prepared:
 
     Detection by marker depends only on the values at the marker pointers, on which family
     fingerprints fit, and (when those leave more than one candidate) on file name and validity.
-    The common case, decided by the first two, is remembered per marker values and fit.
+    The common case, decided by the first two, is remembered per marker values and presence of
+    the keys the fingerprints look at (where they look at nothing else).
     """
 
     def __init__(self, registry: Registry) -> None:
@@ -257,9 +258,20 @@ class _Prepared:
         self.keys = tuple((p, _top_key(p)) for p in pointers)
         self.cacheable = all("*" not in split(p) for p in pointers)
         self.presence = {f: _presence(registry.manifest(f).structure) for f in families}
-        self.stated: dict[Hashable, Stated] = {}
+        self.stated: dict[Hashable, tuple[Stated, frozenset[str] | None]] = {}
         self.decided: dict[Hashable, Detection] = {}
         self.hints: dict[str, frozenset[str]] = {}
+
+    def shape_keys(self, stated: Stated) -> frozenset[str] | None:
+        """Return the keys whose presence alone decides which of `stated` fit (None: not so)."""
+        keys: set[str] = set()
+        for family, _, _ in stated:
+            presence = self.presence[family]
+            if presence is None:
+                return None
+            for group in presence:
+                keys.update(group)
+        return frozenset(keys)
 
     def marker_values(self, record: dict[str, Any]) -> Hashable | None:
         """Return the values at every marker pointer, with their types (None: not plain)."""
@@ -293,13 +305,15 @@ class _Prepared:
         cache[key] = value
 
 
-_prepared: weakref.WeakKeyDictionary[Registry, _Prepared] = weakref.WeakKeyDictionary()
+_prepared: dict[int, _Prepared] = {}
+"""Per live registry (by id; an entry goes with its registry)."""
 
 
 def _prepare(registry: Registry) -> _Prepared:
-    prepared = _prepared.get(registry)
+    prepared = _prepared.get(id(registry))
     if prepared is None:
-        prepared = _prepared[registry] = _Prepared(registry)
+        prepared = _prepared[id(registry)] = _Prepared(registry)
+        weakref.finalize(registry, _prepared.pop, id(registry), None)
     return prepared
 
 
@@ -333,24 +347,30 @@ def _by_marker(
 ) -> Detection | None:
     prepared = _prepare(registry)
     values = prepared.marker_values(record)
-    stated = prepared.stated.get(values) if values is not None else None
-    if stated is None:
+    known = prepared.stated.get(values) if values is not None else None
+    if known is None:
         stated = _stated(registry, record)
+        known = (stated, prepared.shape_keys(stated))
         if values is not None:
-            prepared.remember(prepared.stated, values, stated)
+            prepared.remember(prepared.stated, values, known)
+    stated, shape_keys = known
     if not stated:
         return None
+    shape = None
+    if values is not None and shape_keys is not None:
+        shape = (values, shape_keys.intersection(record))
+        decided = prepared.decided.get(shape)
+        if decided is not None:
+            return decided
     fitting = [s for s in stated if prepared.fits(registry, s[0], record)]
     pool = fitting or [s for s in stated if match_version(s[1], registry.versions(s[0]))]
     pool = pool or stated
-    if len(pool) == 1 and values is not None:
-        # Neither file name nor validity has a say: the outcome is that of any record with
-        # the same marker values and fit.
-        key = (values, tuple(s[0] for s in fitting))
-        decided = prepared.decided.get(key)
-        if decided is None:
-            decided = _decided(registry, stated, pool[0])
-            prepared.remember(prepared.decided, key, decided)
+    if len(pool) == 1:
+        # Neither file name nor validity has a say: any record of the same shape (marker
+        # values, keys present) is decided alike.
+        decided = _decided(registry, stated, pool[0])
+        if shape is not None:
+            prepared.remember(prepared.decided, shape, decided)
         return decided
     if len(pool) > 1 and (hinted := _hinted(registry, filename)):
         pool = [s for s in pool if s[0] in hinted] or pool

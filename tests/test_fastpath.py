@@ -188,7 +188,7 @@ def test_drafts_formats_and_refs_are_honoured_alike(
 
 
 def _fresh_detect(registry: Registry, record: Any, filename: str | None) -> Any:
-    detect_module._prepared.pop(registry, None)
+    detect_module._prepared.pop(id(registry), None)
     return detect_module.detect(registry, record, filename)
 
 
