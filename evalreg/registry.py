@@ -414,12 +414,19 @@ def _load_schemas(
 
 
 def load_registry(
-    paths: Iterable[str | os.PathLike[str]] | None = None, *, builtin: bool = True
+    paths: Iterable[str | os.PathLike[str]] | None = None,
+    *,
+    builtin: bool = True,
+    verify: bool = True,
 ) -> Registry:
     """Load the built-in registry directory, those in `EVALREG_PATH`, and `paths`.
 
+    With `verify` (the default), every released schema is checked against the digest in its
+    directory's `registry.lock`.
+
     Raises:
         RegistryError: a directory is missing or malformed, or two directories define one family.
+        IntegrityError: a released schema was edited or removed after its release.
     """
     directories = registry_paths(paths) if builtin else [Path(p).resolve() for p in paths or ()]
     manifests: dict[str, FamilyManifest] = {}
@@ -471,4 +478,9 @@ def load_registry(
             step_files.setdefault(family_dir.name, []).extend(
                 p for p in sorted(family_dir.glob("*.py")) if not p.name.startswith("_")
             )
-    return Registry(directories, manifests, schemas, step_files)
+    registry = Registry(directories, manifests, schemas, step_files)
+    if verify:
+        from evalreg.lock import verify_lock
+
+        verify_lock(registry)
+    return registry

@@ -1,0 +1,398 @@
+"""Released versions: the lock file, its integrity check, and adding and releasing versions.
+
+Each registry directory may hold a `registry.lock`: a JSON object mapping every released
+family and version to the SHA-256 digest of the schema file's canonical JSON
+(`{"eee.aggregate": {"0.2.0": "sha256:..."}}`). A schema listed there is released and must
+never change again; a schema not listed is a draft. A new version starts as a draft copy of the
+latest one (`new_version`) and is frozen by `release`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from evalreg.errors import IntegrityError, RegistryError
+from evalreg.pointer import split
+from evalreg.versions import match_version, parse_version
+
+if TYPE_CHECKING:
+    from evalreg.registry import Registry, SchemaEntry
+
+LOCK_NAME = "registry.lock"
+DIGEST_PREFIX = "sha256:"
+
+
+def canonical_json(document: Any) -> bytes:
+    """Return the canonical JSON bytes of a document: sorted keys, no spaces, UTF-8."""
+    text = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return text.encode("utf-8")
+
+
+def digest(document: Any) -> str:
+    """Return `sha256:<hex>` of a document's canonical JSON."""
+    return DIGEST_PREFIX + hashlib.sha256(canonical_json(document)).hexdigest()
+
+
+def file_digest(path: Path) -> str:
+    """Return the digest of a schema file's content as written (not as loaded with `$id`).
+
+    Raises:
+        RegistryError: the file cannot be read or is not JSON.
+    """
+    try:
+        document = json.loads(path.read_bytes())
+    except (OSError, ValueError) as err:
+        raise RegistryError(str(path), f"cannot read schema: {err}") from err
+    return digest(document)
+
+
+def entry_directory(entry: SchemaEntry) -> Path:
+    """Return the registry directory a schema file belongs to."""
+    return entry.path.parent.parent.parent
+
+
+@dataclass(frozen=True)
+class Lock:
+    """The released versions of one registry directory, with their digests."""
+
+    directory: Path
+    released: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+
+    @property
+    def path(self) -> Path:
+        """Return the lock file's path."""
+        return self.directory / LOCK_NAME
+
+    def digest(self, family: str, version: str) -> str | None:
+        """Return the recorded digest of a version (any spelling, `0.1` = `0.1.0`), or None."""
+        versions = self.released.get(family, {})
+        found = match_version(version, versions)
+        return None if found is None else versions[found]
+
+    def items(self) -> Iterator[tuple[str, str, str]]:
+        """Yield `(family, version, digest)` for every released version, sorted."""
+        for family in sorted(self.released):
+            for version in sorted(self.released[family], key=parse_version):
+                yield family, version, self.released[family][version]
+
+    def with_entry(self, family: str, version: str, value: str) -> Lock:
+        """Return a copy of the lock that also records `version` of `family`."""
+        released = {f: dict(v) for f, v in self.released.items()}
+        released.setdefault(family, {})[version] = value
+        return Lock(self.directory, released)
+
+    def dumps(self) -> str:
+        """Return the lock file's text: sorted keys, 2-space indent, trailing newline."""
+        return json.dumps(self.released, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+
+    def write(self) -> Path:
+        """Write the lock file atomically and return its path.
+
+        Raises:
+            RegistryError: the file cannot be written.
+        """
+        try:
+            _write_atomic(self.path, self.dumps())
+        except OSError as err:
+            raise RegistryError(str(self.path), f"cannot write the lock file: {err}") from err
+        return self.path
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def read_lock(directory: Path) -> Lock:
+    """Read a registry directory's lock file (an empty lock when there is none).
+
+    Raises:
+        RegistryError: the lock file is not a JSON object of families to versions to digests.
+    """
+    path = directory / LOCK_NAME
+    if not path.is_file():
+        return Lock(directory)
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError) as err:
+        raise RegistryError(str(path), f"cannot read the lock file: {err}") from err
+    shape = 'a JSON object such as {"family": {"1.0.0": "sha256:<hex>"}}'
+    if not isinstance(data, dict):
+        raise RegistryError(str(path), f"the lock file must be {shape}")
+    for family, versions in data.items():
+        if not isinstance(versions, dict):
+            raise RegistryError(str(path), f"{family}: expected {shape}")
+        for version, value in versions.items():
+            if not isinstance(value, str) or not value.startswith(DIGEST_PREFIX):
+                raise RegistryError(
+                    str(path), f"{family} {version}: expected a digest 'sha256:<hex>'"
+                )
+    return Lock(directory, data)
+
+
+def lock_errors(registry: Registry, families: Iterable[str] | None = None) -> list[IntegrityError]:
+    """Return every released schema that changed or disappeared since it was locked.
+
+    Raises:
+        RegistryError: a lock file cannot be read.
+    """
+    wanted = None if families is None else set(families)
+    errors: list[IntegrityError] = []
+    for directory in registry.directories:
+        lock = read_lock(directory)
+        for family, version, recorded in lock.items():
+            if wanted is not None and family not in wanted:
+                continue
+            known = registry.versions(family) if family in registry.families() else ()
+            found = match_version(version, known)
+            entry = None if found is None else registry.entry(family, found)
+            if entry is None or entry_directory(entry) != directory:
+                expected = directory / "schemas" / family / f"{version}.schema.json"
+                errors.append(
+                    IntegrityError(
+                        str(expected),
+                        family,
+                        version,
+                        f"released in {lock.path} but the schema file is missing; restore it "
+                        "(a released version is never removed)",
+                    )
+                )
+                continue
+            actual = file_digest(entry.path)
+            if actual != recorded:
+                errors.append(
+                    IntegrityError(
+                        str(entry.path),
+                        family,
+                        entry.version,
+                        f"the released schema was edited after release ({lock.path} records "
+                        f"{_short(recorded)}, the file now hashes to {_short(actual)}); restore "
+                        "the released document, and put the change in a new version with "
+                        f"`evalreg new-version {family} VERSION`",
+                    )
+                )
+    return errors
+
+
+def _short(value: str) -> str:
+    return value[: len(DIGEST_PREFIX) + 12] + "..."
+
+
+def verify_lock(registry: Registry) -> None:
+    """Check every released schema of a registry against its directory's lock file.
+
+    Raises:
+        IntegrityError: a released schema changed or disappeared (the first one found).
+        RegistryError: a lock file cannot be read.
+    """
+    errors = lock_errors(registry)
+    if errors:
+        raise errors[0]
+
+
+def is_released(registry: Registry, family: str, version: str) -> bool:
+    """Return whether a version of a family is recorded in its directory's lock file.
+
+    Raises:
+        UnknownFamilyError, UnknownVersionError: the family or version is unknown.
+        RegistryError: the lock file cannot be read.
+    """
+    entry = registry.entry(family, version)
+    return read_lock(entry_directory(entry)).digest(family, entry.version) is not None
+
+
+def drafts(registry: Registry, families: Iterable[str] | None = None) -> list[SchemaEntry]:
+    """Return every schema not recorded in its directory's lock file.
+
+    Raises:
+        RegistryError: a lock file cannot be read.
+    """
+    locks: dict[Path, Lock] = {}
+    found = []
+    for family in registry.families() if families is None else families:
+        for version in registry.versions(family):
+            entry = registry.entry(family, version)
+            directory = entry_directory(entry)
+            if directory not in locks:
+                locks[directory] = read_lock(directory)
+            if locks[directory].digest(family, entry.version) is None:
+                found.append(entry)
+    return found
+
+
+# -- adding and releasing versions -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NewVersion:
+    """The files `new_version` created, and the edits it made to the copied schema."""
+
+    family: str
+    source: str
+    version: str
+    schema_path: Path
+    step_path: Path
+    edits: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Release:
+    """A released version: where its digest was recorded."""
+
+    family: str
+    version: str
+    digest: str
+    lock_path: Path
+    already: bool = False
+    """True when the version was already released with the same digest."""
+
+
+_STEP_TEMPLATE = '''\
+"""TODO: say in one line what changes from {source} to {target}.
+
+TODO: describe what changed between the versions and how each fact of a {source} record is
+carried to {target}. Report values with no place in {target} with ctx.kept or ctx.lose.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evalreg import StepContext
+
+FROM = "{source}"
+TO = "{target}"
+
+
+def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
+    """Return `record` at {target}. Must not mutate `record` (copy what you change)."""
+    return dict(record)
+'''
+
+
+def _marker_edits(
+    registry: Registry, family: str, document: dict[str, Any], old: str, new: str
+) -> list[str]:
+    """Move `const`/`enum` values of the version markers from `old` to `new`, in place."""
+    edits: list[str] = []
+    for marker in registry.manifest(family).markers:
+        before, after = marker.render(old), marker.render(new)
+        if before is None or after is None:
+            continue
+        node: Any = document
+        place = ""
+        for token in split(marker.pointer):
+            properties = node.get("properties") if isinstance(node, dict) else None
+            node = properties.get(token) if isinstance(properties, dict) else None
+            place += f"/properties/{token}"
+        if not isinstance(node, dict):
+            continue
+        if node.get("const") == before:
+            node["const"] = after
+            edits.append(f"{place}/const: {before!r} -> {after!r}")
+        if isinstance(node.get("enum"), list) and before in node["enum"]:
+            node["enum"] = [after if value == before else value for value in node["enum"]]
+            edits.append(f"{place}/enum: {before!r} -> {after!r}")
+    return edits
+
+
+def new_version(registry: Registry, family: str, version: str) -> NewVersion:
+    """Start a new draft version: copy the latest schema, and add an empty step to fill in.
+
+    The copy keeps the latest document; a `$id` naming the old version is moved to the new
+    one (any other `$id` becomes the registry's default id, since two versions cannot share
+    one), and version markers pinned with `const` or `enum` are updated.
+
+    Raises:
+        UnknownFamilyError: no such family.
+        InvalidVersionError: `version` is not a version number.
+        RegistryError: the family has no version yet, `version` is not newer than the latest,
+            or a file to create already exists.
+    """
+    from evalreg.registry import SCHEMA_SUFFIX, default_id
+
+    manifest = registry.manifest(family)
+    versions = registry.versions(family)
+    if not versions:
+        raise RegistryError(
+            manifest.path,
+            f"{family} has no schema yet; write schemas/{family}/<version>{SCHEMA_SUFFIX} first",
+        )
+    latest = registry.entry(family, versions[-1])
+    if parse_version(version) <= parse_version(latest.version):
+        raise RegistryError(
+            str(latest.path.parent),
+            f"{version} is not newer than {family}'s latest version {latest.version}; "
+            "a new version goes after the latest",
+        )
+    directory = entry_directory(latest)
+    schema_path = latest.path.parent / f"{version}{SCHEMA_SUFFIX}"
+    step_path = directory / "migrations" / family / f"{latest.version}_to_{version}.py"
+    for path in (schema_path, step_path):
+        if path.exists():
+            raise RegistryError(str(path), "already exists; remove it or pick another version")
+    try:
+        document = json.loads(latest.path.read_bytes())
+    except (OSError, ValueError) as err:
+        raise RegistryError(str(latest.path), f"cannot read schema: {err}") from err
+    edits: list[str] = []
+    old_id = document.get("$id")
+    if isinstance(old_id, str):
+        new_id = (
+            old_id.replace(latest.version, version)
+            if latest.version in old_id
+            else default_id(family, version)
+        )
+        document["$id"] = new_id
+        edits.append(f"$id: {old_id} -> {new_id}")
+    edits += _marker_edits(registry, family, document, latest.version, version)
+    step = _STEP_TEMPLATE.format(source=latest.version, target=version)
+    try:
+        step_path.parent.mkdir(parents=True, exist_ok=True)
+        _write_atomic(schema_path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        _write_atomic(step_path, step)
+    except OSError as err:
+        raise RegistryError(str(err.filename or directory), f"cannot write: {err}") from err
+    return NewVersion(family, latest.version, version, schema_path, step_path, tuple(edits))
+
+
+def release(registry: Registry, family: str, version: str) -> Release:
+    """Record a version's digest in its directory's lock file, freezing the schema.
+
+    Run `check_registry` on the family first: a release is meant to be checked end to end.
+
+    Raises:
+        UnknownFamilyError, UnknownVersionError: the family or version is unknown.
+        IntegrityError: the version is already released with a different digest.
+        RegistryError: the schema or the lock file cannot be read or written.
+    """
+    entry = registry.entry(family, version)
+    directory = entry_directory(entry)
+    lock = read_lock(directory)
+    value = file_digest(entry.path)
+    recorded = lock.digest(family, entry.version)
+    if recorded == value:
+        return Release(family, entry.version, value, lock.path, already=True)
+    if recorded is not None:
+        raise IntegrityError(
+            str(entry.path),
+            family,
+            entry.version,
+            f"already released with a different digest in {lock.path}; a released version "
+            "cannot change: restore it and release the change as a new version",
+        )
+    path = lock.with_entry(family, entry.version, value).write()
+    return Release(family, entry.version, value, path)
