@@ -10,9 +10,12 @@ starting for them.
 
 from __future__ import annotations
 
+import gc
+import itertools
 import multiprocessing
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections import deque
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -24,6 +27,7 @@ if TYPE_CHECKING:
     from evalreg.registry import Registry
 
 R = TypeVar("R")
+U = TypeVar("U")
 
 POOL_MIN_BYTES = 8 << 20
 """Inputs smaller than this are handled in the calling process."""
@@ -31,8 +35,8 @@ UNIT_BYTES = 1 << 20
 """Whole files are grouped into units of about this size ..."""
 UNIT_FILES = 256
 """... or of this many files, whichever comes first."""
-RANGE_MIN_BYTES, RANGE_MAX_BYTES = 4 << 20, 64 << 20
-"""A JSONL file is cut into ranges of this size (at least eight per job where it is large)."""
+RANGE_MIN_BYTES, RANGE_MAX_BYTES = 4 << 20, 16 << 20
+"""A large JSONL file is cut into ranges of this size, eight per job where that fits."""
 
 
 def cpu_count() -> int:
@@ -65,47 +69,57 @@ def _splittable(path: str) -> bool:
     return file_kind(path) == "jsonl" and not is_gzip(path) and path != STDIN
 
 
-def plan(paths: Sequence[str], jobs: int) -> list[Unit] | None:
-    """Cut the files into units of work for `jobs` processes, or None where one process is best.
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0  # reading it will report the problem
 
-    One process is best with one job, with standard input among the paths, and for inputs too
-    small to be worth a pool.
+
+def plan(paths: Iterable[str], jobs: int) -> tuple[list[str], Iterator[Unit] | None]:
+    """Cut files into units of work for `jobs` processes, as they come.
+
+    Returns every path and no units where one process is best: with one job, and for inputs too
+    small to be worth a pool (found out by reading ahead until there is enough). Otherwise
+    returns no paths and the units, which take the paths from `paths` as they are consumed.
     """
-    if jobs <= 1 or STDIN in paths:
-        return None
-    sizes = []
-    for path in paths:
-        try:
-            sizes.append(os.stat(path).st_size)
-        except OSError:
-            sizes.append(0)  # reading it will report the problem
-    total = sum(sizes)
-    if total < POOL_MIN_BYTES:
-        return None
-    chunk = min(max(total // (8 * jobs), RANGE_MIN_BYTES), RANGE_MAX_BYTES)
-    units: list[Unit] = []
+    paths = iter(paths)
+    ahead: list[tuple[str, int]] = []
+    total = 0
+    if jobs > 1:
+        for path in paths:
+            ahead.append((path, _size(path)))
+            total += ahead[-1][1]
+            if total >= POOL_MIN_BYTES:
+                return [], _units(itertools.chain(ahead, ((p, _size(p)) for p in paths)), jobs)
+    return [path for path, _ in ahead] + list(paths), None
+
+
+def _units(sized: Iterable[tuple[str, int]], jobs: int) -> Iterator[Unit]:
+    """Yield runs of whole files, and each range of a large JSONL file as a unit of its own."""
     batch: list[Part] = []
     batch_bytes = 0
-    for path, size in zip(paths, sizes, strict=True):
+    for path, size in sized:
+        chunk = min(max(size // (8 * jobs), RANGE_MIN_BYTES), RANGE_MAX_BYTES)
         if size > chunk and _splittable(path):
-            if batch:
-                units.append(tuple(batch))
-                batch, batch_bytes = [], 0
             try:
                 ranges = line_ranges(path, size, chunk)
             except OSError:
                 ranges = []
             if len(ranges) > 1:
-                units += [(Part(path, start, end, last=end == size),) for start, end in ranges]
+                if batch:
+                    yield tuple(batch)
+                    batch, batch_bytes = [], 0
+                for start, end in ranges:
+                    yield (Part(path, start, end, last=end == size),)
                 continue
         batch.append(Part(path))
         batch_bytes += size
         if batch_bytes >= UNIT_BYTES or len(batch) >= UNIT_FILES:
-            units.append(tuple(batch))
+            yield tuple(batch)
             batch, batch_bytes = [], 0
     if batch:
-        units.append(tuple(batch))
-    return units if len(units) > 1 else None
+        yield tuple(batch)
 
 
 # -- the pool ----------------------------------------------------------------------------------
@@ -129,15 +143,16 @@ def _call(task: tuple[Callable[..., R], Any, tuple[Any, ...]]) -> R:
 
 def imap(
     function: Callable[..., R],
-    units: Iterable[Any],
+    units: Iterable[U],
     registry: Registry,
     jobs: int,
     args: tuple[Any, ...] = (),
-) -> Iterator[R]:
-    """Yield `function(registry, unit, *args)` for every unit, computed by `jobs` processes.
+) -> Generator[tuple[U, R], None, None]:
+    """Yield each unit with `function(registry, unit, *args)`, computed by `jobs` processes.
 
-    Results come back in the order of `units`. `function` and `args` must be picklable; the
-    results should be small (problems, counts), since they cross a process boundary.
+    Units are taken from `units` as workers are ready for them, and come back in their order.
+    `function`, the units and `args` must be picklable; the results should be small (problems,
+    counts), since they cross a process boundary.
     """
     global _registry
     context: BaseContext
@@ -146,12 +161,22 @@ def imap(
     if "fork" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("fork")
         _registry = registry
+        gc.freeze()  # workers share the parent's objects: keep the collector from copying them
     else:
         context = multiprocessing.get_context()
         initializer = _load_registry
         initargs = (tuple(str(d) for d in registry.directories),)
+    sent: deque[U] = deque()
+
+    def tasks() -> Iterator[tuple[Callable[..., R], U, tuple[Any, ...]]]:
+        for unit in units:  # in the pool's thread that hands out the tasks
+            sent.append(unit)
+            yield function, unit, args
+
     try:
         with context.Pool(jobs, initializer, initargs) as pool:
-            yield from pool.imap(_call, ((function, unit, args) for unit in units))
+            for result in pool.imap(_call, tasks()):
+                yield sent.popleft(), result
     finally:
         _registry = None
+        gc.unfreeze()

@@ -306,24 +306,22 @@ def validate_paths(
         registry.manifest(family)
         if version is not None:
             version = registry.resolve_version(family, version)
+    roots = [os.fspath(p) for p in paths]
     quick = _QuickCheck(registry, family, version)
-    files: Iterable[str] = iter_files(paths, include, exclude)
-    if jobs > 1:
-        files = list(files)
-        units = parallel.plan(files, jobs)
-        if units is not None:
-            results = parallel.imap(_check_unit, units, registry, jobs, (family, version))
-            offset = 0
-            for unit, found in zip(units, results, strict=True):
-                for part, (checks, lines) in zip(unit, found, strict=True):
-                    for check in checks:
-                        if offset and isinstance(check, RecordCheck) and check.line is not None:
-                            check = replace(check, line=check.line + offset)
-                        yield check
-                    offset = 0 if part.last else offset + lines
-            return
-    for path in files:
-        yield from quick.file(path)
+    jobs = 1 if STDIN in roots else jobs
+    files, units = parallel.plan(iter_files(roots, include, exclude), jobs)
+    if units is None:
+        for path in files:
+            yield from quick.file(path)
+        return
+    offset = 0
+    for unit, found in parallel.imap(_check_unit, units, registry, jobs, (family, version)):
+        for part, (checks, lines) in zip(unit, found, strict=True):
+            for check in checks:
+                if offset and isinstance(check, RecordCheck) and check.line is not None:
+                    check = replace(check, line=check.line + offset)
+                yield check
+            offset = 0 if part.last else offset + lines
 
 
 # -- migrate -------------------------------------------------------------------------------
@@ -680,30 +678,38 @@ def migrate_paths(
     by that many processes: the files written and the outcomes reported, in their order, are the
     same as with one, except that the results carry no records (they are in the files).
     """
-    files = [
-        (path, _output_path(path, root if os.path.isdir(root) else None, options))
-        for root in paths
-        for path in iter_files([root], include, exclude)
-    ]
-    units = parallel.plan([path for path, _ in files], jobs) if jobs > 1 else None
+    outputs: dict[str, str | None] = {}
+
+    def walk() -> Iterator[str]:
+        for root in paths:
+            base = root if os.path.isdir(root) else None
+            for path in iter_files([root], include, exclude):
+                outputs[path] = _output_path(path, base, options)
+                yield path
+
+    files, units = parallel.plan(walk(), jobs)
     if units is None:
-        for path, output in files:
-            yield from migrate_file(registry, path, output, options)
+        for path in files:
+            yield from migrate_file(registry, path, outputs[path], options)
         return
-    outputs = dict(files)
-    tasks = []
-    for unit in units:
-        targets = tuple(outputs[part.path] for part in unit)
-        scratches = tuple(
-            None if part.whole or target is None else _scratch_name(target, part.start)
-            for part, target in zip(unit, targets, strict=True)
-        )
-        tasks.append((unit, targets, scratches))
-    results = parallel.imap(_migrate_unit, tasks, registry, jobs, (options,))
+    scratches: list[str] = []
+
+    def tasks() -> Iterator[tuple[parallel.Unit, tuple[str | None, ...], tuple[str | None, ...]]]:
+        assert units is not None
+        for unit in units:
+            targets = tuple(outputs[part.path] for part in unit)
+            parts = tuple(
+                None if part.whole or target is None else _scratch_name(target, part.start)
+                for part, target in zip(unit, targets, strict=True)
+            )
+            scratches.extend(p for p in parts if p is not None)
+            yield unit, targets, parts
+
+    results = parallel.imap(_migrate_unit, tasks(), registry, jobs, (options,))
     flat = (
         (part, output, scratch, found)
-        for (unit, targets, scratches), ranged in zip(tasks, results, strict=True)
-        for part, output, scratch, found in zip(unit, targets, scratches, ranged, strict=True)
+        for (unit, targets, parts), ranged in results
+        for part, output, scratch, found in zip(unit, targets, parts, ranged, strict=True)
     )
     try:
         for part, output, scratch, found in flat:
@@ -715,11 +721,10 @@ def migrate_paths(
             for _ in ranges:
                 pass  # the ranges after a failed write
     finally:
-        for _, _, scratches in tasks:
-            for scratch in scratches:
-                if scratch is not None:
-                    with contextlib.suppress(OSError):
-                        os.remove(scratch)
+        results.close()  # stops the workers before their scratch files go
+        for scratch in scratches:
+            with contextlib.suppress(OSError):
+                os.remove(scratch)
 
 
 def _file_ranges(
