@@ -9,6 +9,8 @@ import gzip
 import itertools
 import json
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -91,18 +93,18 @@ def test_line_ranges_cover_the_file_and_begin_at_lines(tmp_path: Path, chunk: in
     assert lines == data.splitlines(keepends=True)
 
 
-def test_plan_keeps_small_inputs_and_standard_input_in_one_process(tmp_path: Path) -> None:
-    path = _jsonl(tmp_path / "a.jsonl", 10)
-    assert parallel.plan([str(path)], 1) is None
-    assert parallel.plan([str(path)], 2) is None  # smaller than POOL_MIN_BYTES
-    assert parallel.plan(["-", str(path)], 2) is None
+def test_plan_keeps_small_inputs_in_one_process(tmp_path: Path) -> None:
+    paths = [str(_jsonl(tmp_path / "a.jsonl", 10)), str(tmp_path / "missing.json")]
+    assert parallel.plan(iter(paths), 1) == (paths, None)
+    assert parallel.plan(iter(paths), 2) == (paths, None)  # smaller than POOL_MIN_BYTES
 
 
 def test_plan_groups_small_files_and_cuts_plain_jsonl(small_units: None, tmp_path: Path) -> None:
     root = _tree(tmp_path)
     files = sorted(str(p) for p in root.rglob("*") if p.is_file())
-    units = parallel.plan(files, 2)
-    assert units is not None
+    ahead, planned = parallel.plan(iter(files), 2)
+    assert ahead == [] and planned is not None
+    units = list(planned)
     parts = [part for unit in units for part in unit]
     assert [p.path for p in parts if p.whole] == [
         f for f in files if not f.endswith("samples.jsonl")
@@ -247,3 +249,30 @@ def test_migrate_paths_results_carry_no_record_across_processes(
     events = list(migrate_paths(registry, [str(path)], options, jobs=2))
     assert len(events) == 61 and events[-1].status == "written"  # type: ignore[union-attr]
     assert all(e.result.record is None for e in events[:-1])  # type: ignore[union-attr]
+
+
+# -- the benchmark -------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_the_benchmark_prints_every_target(tmp_path: Path) -> None:
+    script = Path(__file__).parent.parent / "benchmarks" / "run.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--quick", "--data", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    for target in (
+        "validate aggregate dir, 1 job / parse floor",
+        "validate instance JSONL, 1 job / parse floor",
+        "check-jsonschema / evalreg",
+        "migrate aggregate 0.1.0 -> 0.2.0, all cores / rewrite floor",
+        "migrate instance 0.2.0 -> latest, 1 job / rewrite floor",
+        "--jobs 1 throughput",
+        "identical to --jobs 1",
+        "peak memory (PSS, all processes), migrate",
+        "start-up: validate one file",
+    ):
+        assert target in done.stdout

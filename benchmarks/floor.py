@@ -1,0 +1,76 @@
+"""The parse floor: what reading the input and `orjson.loads`-ing it costs, and no more.
+
+    python benchmarks/floor.py parse PATH            # PATH: a directory of JSON files, or JSONL
+    python benchmarks/floor.py rewrite PATH OUT      # also orjson.dumps and write every record
+
+Directories are walked like `evalreg` walks them (sorted, hidden names skipped, `*.json` files);
+`rewrite` mirrors the tree under OUT (indented, as the files were) or writes one JSONL file.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+
+import orjson
+
+
+def _files(root: str) -> Iterator[str]:
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(names):
+            if name.endswith(".json") and not name.startswith("."):
+                yield os.path.join(folder, name)
+
+
+def _loads(data: bytes) -> object:
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None  # counted all the same: evalreg reports it and goes on
+
+
+def parse(path: str) -> int:
+    """Read and parse every record; return how many."""
+    count = 0
+    if os.path.isdir(path):
+        for name in _files(path):
+            with open(name, "rb") as stream:
+                _loads(stream.read())
+            count += 1
+        return count
+    with open(path, "rb") as stream:
+        for line in stream:
+            _loads(line)
+            count += 1
+    return count
+
+
+def rewrite(path: str, out: str) -> int:
+    """Read, parse, serialise and write every record; return how many."""
+    count = 0
+    if os.path.isdir(path):
+        for name in _files(path):
+            with open(name, "rb") as stream:
+                record = _loads(stream.read())
+            target = os.path.join(out, os.path.relpath(name, path))
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            with open(target, "wb") as stream:
+                stream.write(orjson.dumps(record, option=orjson.OPT_INDENT_2) + b"\n")
+            count += 1
+        return count
+    os.makedirs(out, exist_ok=True)
+    with (
+        open(path, "rb") as stream,
+        open(os.path.join(out, os.path.basename(path)), "wb") as target,
+    ):
+        for line in stream:
+            target.write(orjson.dumps(_loads(line)) + b"\n")
+            count += 1
+    return count
+
+
+if __name__ == "__main__":
+    mode, *args = sys.argv[1:]
+    print(parse(*args) if mode == "parse" else rewrite(*args))
