@@ -30,6 +30,7 @@ from evalreg.validate import Issue
 
 if TYPE_CHECKING:
     from evalreg.diff import Change, SchemaDiff, changelog_markdown, diff_schemas
+    from evalreg.publish import published_registry, schema_uri
 
 __version__ = "0.1.0"
 
@@ -40,6 +41,8 @@ _LAZY = {
     "SchemaDiff": "evalreg.diff",
     "changelog_markdown": "evalreg.diff",
     "diff_schemas": "evalreg.diff",
+    "published_registry": "evalreg.publish",
+    "schema_uri": "evalreg.publish",
 }
 
 
@@ -84,4 +87,6 @@ __all__ = [
     "diff_schemas",
     "load",
     "load_registry",
+    "published_registry",
+    "schema_uri",
 ]
