@@ -1,0 +1,966 @@
+"""Checking a registry end to end before it ships.
+
+`check_registry` verifies, family by family: every schema against its metaschema and its
+`$ref`s; released schemas against `registry.lock`; every step module (its `FROM`/`TO`, its file
+name); that every version reaches the latest through steps; that every step turns generated
+records valid at its source into records valid at its target; that every pair of consecutive
+versions whose diff breaks BACKWARD has a step between them; and that version numbers follow the
+diffs (a change that breaks BACKWARD needs a minor or major bump).
+
+The manifest key `versioning` tunes the last check:
+
+    versioning:
+      bump_check: error          # or warning
+      exceptions:                # versions whose bump is known not to follow the diff
+        "0.2.1": added a required field in a patch release
+      policy: lenient            # diff policy: lenient or strict
+
+Findings are plain values; nothing here prints or exits.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from itertools import pairwise
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, cast
+from urllib.parse import urldefrag, urljoin
+
+from evalreg.errors import EvalregError, NoMigrationPathError, RegistryError
+from evalreg.versions import is_version, match_version, parse_version
+
+if TYPE_CHECKING:
+    from hypothesis.strategies import SearchStrategy
+    from referencing._core import Resolver
+
+    from evalreg.diff import SchemaDiff
+    from evalreg.manifest import FamilyManifest
+    from evalreg.migrate import Step, StepModule, StepSet
+    from evalreg.registry import Registry
+
+DEFAULT_EXAMPLES = 50
+"""Generated records per step and direction."""
+
+Severity = Literal["error", "warning", "note"]
+BumpLevel = Literal["major", "minor", "patch"]
+_BUMP_CHECKS = ("error", "warning")
+_MAX_SHOWN = 3
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One result of a check: what is wrong (or worth knowing), and where."""
+
+    severity: Severity
+    check: str
+    """Which check: load, versioning, metaschema, refs, lock, draft, step, path, exercise,
+    missing-step, bump or exception."""
+    message: str
+    family: str | None = None
+    version: str | None = None
+    path: str = ""
+    example: Any = None
+    """For `exercise`: the smallest record (valid at the step's source) that the step fails on."""
+
+    def __str__(self) -> str:
+        where = " ".join(p for p in (self.family, self.version) if p)
+        return f"{self.severity}: {where + ': ' if where else ''}{self.check}: {self.message}"
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the finding as a JSON-able dict."""
+        found: dict[str, Any] = {
+            "severity": self.severity,
+            "check": self.check,
+            "family": self.family,
+            "version": self.version,
+            "path": self.path,
+            "message": self.message,
+        }
+        if self.example is not None:
+            found["example"] = self.example
+        return found
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """Every finding of a check, and how much was checked."""
+
+    findings: tuple[Finding, ...]
+    families: tuple[str, ...] = ()
+    schemas: int = 0
+    steps: int = 0
+    """Step moves exercised (upgrades, and downgrades where a step defines one)."""
+    records: int = 0
+    """Generated records run through steps."""
+
+    @property
+    def errors(self) -> tuple[Finding, ...]:
+        """Return the findings that fail the check."""
+        return tuple(f for f in self.findings if f.severity == "error")
+
+    @property
+    def warnings(self) -> tuple[Finding, ...]:
+        """Return the findings that do not fail the check but need attention."""
+        return tuple(f for f in self.findings if f.severity == "warning")
+
+    @property
+    def ok(self) -> bool:
+        """Return whether every check holds (no errors)."""
+        return not self.errors
+
+    def summary(self) -> str:
+        """Return one line: what was checked and how many problems were found."""
+        notes = len(self.findings) - len(self.errors) - len(self.warnings)
+        return (
+            f"{len(self.families)} families, {self.schemas} schemas, {self.steps} step moves "
+            f"exercised on {self.records} generated records: {_count(len(self.errors), 'error')}, "
+            f"{_count(len(self.warnings), 'warning')}, {_count(notes, 'note')}"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """Return the report as a JSON-able dict."""
+        return {
+            "ok": self.ok,
+            "families": list(self.families),
+            "schemas": self.schemas,
+            "steps": self.steps,
+            "records": self.records,
+            "findings": [f.to_json() for f in self.findings],
+        }
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+# -- versioning options ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Versioning:
+    """A family's `versioning` manifest settings."""
+
+    bump_check: Literal["error", "warning"] = "error"
+    exceptions: Mapping[str, str] = field(default_factory=dict)
+    """Version -> why its bump does not follow the diff ("" when no reason is given)."""
+    policy: str = "lenient"
+
+
+def versioning(manifest: FamilyManifest) -> Versioning:
+    """Return a family's versioning settings (defaults when the manifest has none).
+
+    Raises:
+        RegistryError: the `versioning` key is malformed.
+    """
+    data = manifest.options.get("versioning")
+    if data is None:
+        return Versioning()
+    where = manifest.path
+    if not isinstance(data, dict):
+        raise RegistryError(where, "versioning must map bump_check, exceptions and policy")
+    unknown = set(data) - {"bump_check", "exceptions", "policy"}
+    if unknown:
+        raise RegistryError(
+            where,
+            f"versioning has unknown keys: {', '.join(sorted(unknown))} "
+            "(known: bump_check, exceptions, policy)",
+        )
+    bump_check = data.get("bump_check", "error")
+    if bump_check not in _BUMP_CHECKS:
+        raise RegistryError(where, "versioning.bump_check must be `error` or `warning`")
+    policy = data.get("policy", "lenient")
+    if policy not in ("lenient", "strict"):
+        raise RegistryError(where, "versioning.policy must be `lenient` or `strict`")
+    raw = data.get("exceptions") or {}
+    if isinstance(raw, list):
+        raw = {version: "" for version in raw}
+    if not isinstance(raw, dict):
+        raise RegistryError(
+            where, "versioning.exceptions must list versions, or map versions to reasons"
+        )
+    exceptions: dict[str, str] = {}
+    for version, reason in raw.items():
+        if not is_version(str(version)):
+            raise RegistryError(where, f"versioning.exceptions: {version!r} is not a version")
+        exceptions[str(version)] = "" if reason is None else str(reason)
+    return Versioning(bump_check, exceptions, policy)
+
+
+def bump_level(old: str, new: str) -> BumpLevel:
+    """Return which part of the version number changed first from `old` to `new`."""
+    a = (*parse_version(old).release, 0, 0, 0)
+    b = (*parse_version(new).release, 0, 0, 0)
+    if a[0] != b[0]:
+        return "major"
+    if a[1] != b[1]:
+        return "minor"
+    return "patch"
+
+
+# -- generated records -------------------------------------------------------------------------
+
+_GENERATION_BASE = "https://generate.evalreg.invalid/"
+_VALIDATION_KEYWORDS = frozenset(
+    {
+        "type",
+        "enum",
+        "const",
+        "properties",
+        "patternProperties",
+        "additionalProperties",
+        "required",
+        "dependencies",
+        "dependentRequired",
+        "dependentSchemas",
+        "propertyNames",
+        "minProperties",
+        "maxProperties",
+        "items",
+        "prefixItems",
+        "additionalItems",
+        "contains",
+        "minContains",
+        "maxContains",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "format",
+        "contentEncoding",
+        "contentMediaType",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
+        "if",
+        "then",
+        "else",
+    }
+)
+_COMBINATORS = ("allOf", "anyOf", "oneOf", "not")
+_PLAIN_OBJECT = frozenset(
+    {"type", "properties", "required", "additionalProperties", "minProperties", "maxProperties"}
+)
+_PLAIN_ARRAY = frozenset({"type", "items", "minItems", "maxItems", "contains"})
+_ARRAY_CAP = 3
+_MAX_DEPTH = 60
+
+
+class GenerationError(EvalregError):
+    """Records valid at a schema cannot be generated (for example, a recursive `$ref`)."""
+
+
+class _Composer:
+    """Build a Hypothesis strategy for the records valid at a (ref-free) schema, once.
+
+    hypothesis-jsonschema recomputes its object strategies at every draw, which makes large
+    nested schemas very slow. Here plain objects and arrays are composed directly, `allOf` /
+    `anyOf` / `oneOf` are distributed into branches, and everything else (strings, numbers,
+    patterns, enums, unusual keywords) is left to hypothesis-jsonschema. Free-form values are
+    small, and arrays hold at most three items beyond their minimum: a subset of the valid
+    records, which keeps examples small and fast while still exercising extra fields.
+    """
+
+    def __init__(self) -> None:
+        from hypothesis import strategies as st
+
+        scalars = (
+            st.none()
+            | st.booleans()
+            | st.integers()
+            | st.floats(allow_nan=False, allow_infinity=False)
+            | st.text(max_size=10)
+        )
+        self.any_value: SearchStrategy[Any] = (
+            scalars
+            | st.lists(scalars, max_size=2)
+            | st.dictionaries(st.text(max_size=6), scalars, max_size=2)
+        )
+
+    @staticmethod
+    def _checker(schema: Any) -> Callable[[Any], bool]:
+        from jsonschema.validators import Draft7Validator, validator_for
+
+        cls = validator_for(schema, default=Draft7Validator)
+        return cls(schema).is_valid
+
+    def compose(self, schema: Any, depth: int = 0) -> SearchStrategy[Any]:
+        from hypothesis_jsonschema import from_schema as _from_schema
+
+        def from_schema(body: Any) -> SearchStrategy[Any]:
+            return cast("SearchStrategy[Any]", _from_schema(body))
+
+        from hypothesis import strategies as st
+        from hypothesis_jsonschema._canonicalise import FALSEY, canonicalish, get_type
+
+        if not isinstance(schema, dict):
+            schema = canonicalish(schema)
+        body = {k: v for k, v in schema.items() if k in _VALIDATION_KEYWORDS}
+        if body == FALSEY:
+            return st.nothing()
+        if not body:
+            return self.any_value
+        if depth > _MAX_DEPTH:
+            return from_schema(body)
+        if any(k in body for k in _COMBINATORS):
+            rest = {k: v for k, v in body.items() if k not in _COMBINATORS}
+            parts = [*body.get("allOf", ())]
+            parts += [{k: body[k]} for k in ("anyOf", "oneOf") if k in body]
+            strategy = self._conjoin(rest, parts, depth + 1)
+            if "not" in body:
+                excluded = self._checker(body["not"])
+                strategy = strategy.filter(lambda value: not excluded(value))
+            return strategy
+        types = get_type(body) if "type" in body else None
+        if types is not None and len(types) > 1:
+            kept = [t for t in types if not (t == "integer" and "number" in types)]
+            return st.one_of(
+                [self.compose(canonicalish({**body, "type": [t]}), depth + 1) for t in kept]
+            )
+        if types == ["object"] and set(body) <= _PLAIN_OBJECT:
+            return self._object(body, depth)
+        if (
+            types == ["array"]
+            and set(body) <= _PLAIN_ARRAY
+            and isinstance(body.get("items", {}), dict)
+        ):
+            return self._array(body, depth)
+        return from_schema(body)
+
+    def _array(self, body: Mapping[str, Any], depth: int) -> SearchStrategy[Any]:
+        from hypothesis import strategies as st
+        from hypothesis_jsonschema._canonicalise import FALSEY, merged
+
+        low = int(body.get("minItems", 0))
+        high = min(int(body.get("maxItems", low + _ARRAY_CAP)), low + _ARRAY_CAP)
+        items_schema = body.get("items", {})
+        items = self.compose(items_schema, depth + 1)
+        if "contains" not in body:
+            return st.lists(items, min_size=low, max_size=high)
+        # One item matching `contains`, inserted among the others.
+        wanted = merged([items_schema, body["contains"]])
+        if wanted is None or wanted == FALSEY or high < 1:
+            return st.nothing()
+        rest = st.lists(items, min_size=max(low - 1, 0), max_size=high - 1)
+        return st.builds(
+            lambda others, item, at: [
+                *others[: at % (len(others) + 1)],
+                item,
+                *others[at % (len(others) + 1) :],
+            ],
+            rest,
+            self.compose(wanted, depth + 1),
+            st.integers(min_value=0, max_value=_ARRAY_CAP),
+        )
+
+    def _conjoin(self, rest: Any, parts: Sequence[Any], depth: int) -> SearchStrategy[Any]:
+        if not parts:
+            return self.compose(rest, depth)
+        first, others = parts[0], parts[1:]
+        for key in ("anyOf", "oneOf"):
+            if key not in first:
+                continue
+            base = {k: v for k, v in first.items() if k != key}
+            branches = first[key]
+            strategies = []
+            for index, branch in enumerate(branches):
+                strategy = self._merge(rest, [base, branch], others, depth)
+                if key == "oneOf":
+                    rivals = [self._checker(b) for i, b in enumerate(branches) if i != index]
+                    strategy = strategy.filter(partial(_matches_none, rivals))
+                strategies.append(strategy)
+            from hypothesis import strategies as st
+
+            return st.one_of(strategies)
+        return self._merge(rest, [first], others, depth)
+
+    def _merge(
+        self, rest: Any, added: Sequence[Any], others: Sequence[Any], depth: int
+    ) -> SearchStrategy[Any]:
+        from hypothesis_jsonschema._canonicalise import FALSEY, merged
+
+        combined = merged([rest, *added])
+        if combined is None:
+            checks = [self._checker(schema) for schema in added]
+            return self._conjoin(rest, others, depth + 1).filter(
+                lambda value: all(check(value) for check in checks)
+            )
+        if combined == FALSEY:
+            from hypothesis import strategies as st
+
+            return st.nothing()
+        return self._conjoin(combined, others, depth + 1)
+
+    def _object(self, body: Mapping[str, Any], depth: int) -> SearchStrategy[Any]:
+        from hypothesis import strategies as st
+        from hypothesis_jsonschema._canonicalise import FALSEY
+
+        properties: Mapping[str, Any] = body.get("properties", {})
+        required: Sequence[str] = body.get("required", [])
+        extra = body.get("additionalProperties", {})
+        fixed = {name: self.compose(properties.get(name, extra), depth + 1) for name in required}
+        optional = {
+            name: self.compose(schema, depth + 1)
+            for name, schema in properties.items()
+            if name not in required
+        }
+        strategy = st.fixed_dictionaries(fixed, optional=optional)
+        if extra != FALSEY:
+            names = st.text(min_size=1, max_size=8).filter(lambda name: name not in properties)
+            extras = st.dictionaries(names, self.compose(extra, depth + 1), max_size=2)
+            strategy = st.builds(lambda a, b: {**a, **b}, strategy, extras)
+        low, high = body.get("minProperties", 0), body.get("maxProperties")
+        if low or high is not None:
+            strategy = strategy.filter(
+                lambda value: low <= len(value) and (high is None or len(value) <= high)
+            )
+        return strategy
+
+
+def _matches_none(checks: Sequence[Callable[[Any], bool]], value: Any) -> bool:
+    return not any(check(value) for check in checks)
+
+
+_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "dependentSchemas"})
+_SCHEMA_LISTS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
+_SCHEMA_VALUES = frozenset(
+    {
+        "additionalProperties",
+        "additionalItems",
+        "contains",
+        "propertyNames",
+        "not",
+        "if",
+        "then",
+        "else",
+        "items",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+    }
+)
+_RECURSION_LIMIT = 2
+
+
+class _Inliner:
+    """Replace every `$ref` by the schema it points to, cutting recursion after a few levels.
+
+    Where a recursive `$ref` is cut, the schema becomes `false`: generation then leaves out
+    the optional value, or the empty array, that would have recursed further.
+    """
+
+    def __init__(self, resolver: Resolver[Any]) -> None:
+        self.resolver = resolver
+
+    def schema(self, node: Any, base: str, stack: tuple[str, ...]) -> Any:
+        if not isinstance(node, dict):
+            return node
+        if isinstance(node.get("$id"), str):
+            base = urljoin(base, node["$id"])
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key in ("$defs", "definitions", "$id", "$ref"):
+                continue
+            if key in _SCHEMA_MAPS and isinstance(value, dict):
+                out[key] = {k: self.schema(v, base, stack) for k, v in value.items()}
+            elif key == "dependencies" and isinstance(value, dict):
+                out[key] = {
+                    k: v if isinstance(v, list) else self.schema(v, base, stack)
+                    for k, v in value.items()
+                }
+            elif key in _SCHEMA_LISTS and isinstance(value, list):
+                out[key] = [self.schema(v, base, stack) for v in value]
+            elif key in _SCHEMA_VALUES:
+                out[key] = self.schema(value, base, stack)
+            else:
+                out[key] = value
+        ref = node.get("$ref")
+        if not isinstance(ref, str):
+            return out
+        target = urljoin(base, ref)
+        if stack.count(target) >= _RECURSION_LIMIT:
+            return False
+        resolved = self.resolver.lookup(target)
+        inlined = self.schema(resolved.contents, urldefrag(target).url, (*stack, target))
+        if not any(k in _VALIDATION_KEYWORDS for k in out):
+            return inlined
+        return {"allOf": [out, inlined]}
+
+
+def record_strategy(registry: Registry, family: str, version: str) -> SearchStrategy[Any]:
+    """Return a Hypothesis strategy for records of a version (most of them valid at it).
+
+    Built on hypothesis-jsonschema; `$ref`s are resolved within the registry first, and
+    recursive ones are followed a couple of levels deep. Callers should still validate each
+    record: a few may not be valid.
+
+    Raises:
+        UnknownFamilyError, UnknownVersionError: the family or version is unknown.
+        GenerationError: the schema cannot be turned into a strategy.
+    """
+    from hypothesis_jsonschema._canonicalise import canonicalish
+
+    from evalreg.publish import published_registry, published_url
+
+    entry = registry.entry(family, version)
+    documents = published_registry(registry, base_url=_GENERATION_BASE).crawl()
+    uri = published_url(_GENERATION_BASE, family, entry.version)
+    try:
+        resolver = documents.resolver(base_uri=uri)
+        root = resolver.lookup(uri).contents
+        inlined = _Inliner(resolver).schema(root, uri, (uri,))
+        return _Composer().compose(canonicalish(inlined))
+    except RecursionError:
+        raise GenerationError(f"{entry.path}: the schema nests too deeply") from None
+    except Exception as err:  # hypothesis-jsonschema reports unsupported schemas in many ways
+        raise GenerationError(f"{entry.path}: {type(err).__name__}: {err}") from err
+
+
+class _StepFailed(Exception):
+    def __init__(self, record: Any, message: str) -> None:
+        super().__init__(message)
+        self.record = record
+        self.message = message
+
+
+def _exercise(
+    registry: Registry, move: Step, examples: int, seed: int | None
+) -> tuple[list[Finding], int]:
+    """Run one step move on generated records; return its findings and how many records ran.
+
+    A record the step refuses with an evalreg error (`MigrationError`, `DataLossError`: "this
+    record cannot be migrated, because ...") is a deliberate outcome, not a failure: refusals
+    are reported as a note, or as a warning when the step refuses every record.
+    """
+    import hypothesis
+    from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+    from hypothesis.errors import Flaky, HypothesisException, Unsatisfiable
+
+    from evalreg.migrate import StepContext, _set_marker
+
+    family, source, target = move.module.family, move.source, move.target
+    path = str(move.module.path)
+    label = f"{'step' if move.direction == 'up' else 'downgrade'} {move.name}"
+
+    def finding(severity: Severity, message: str, example: Any = None) -> Finding:
+        return Finding(severity, "exercise", message, family, target, path, example)
+
+    try:
+        strategy = record_strategy(registry, family, source)
+    except GenerationError as err:
+        return [finding("warning", f"{label} not exercised: cannot generate records: {err}")], 0
+    source_validator = registry.validator(family, source)
+    target_validator = registry.validator(family, target)
+    params = {p.name: p.default for p in move.module.params}
+    ran: list[int] = [0]
+    refusals: list[str] = []
+
+    def run(generated: Any) -> None:
+        record = _set_marker(registry, family, generated, generated, source)
+        if not source_validator.is_valid(record):
+            record = generated
+        if not source_validator.is_valid(record):
+            hypothesis.reject()
+        before = copy.deepcopy(record)
+        ctx = StepContext(params, allow_loss=True, step=move.name)
+        ran[0] += 1
+        try:
+            result = move.function(record, ctx)
+        except EvalregError as err:
+            refusals.append(f"{type(err).__name__}: {err}")
+            return
+        except Exception as err:  # a step is user code: any other failure is a finding
+            raise _StepFailed(record, f"raised {type(err).__name__}: {err}") from err
+        if record != before:
+            raise _StepFailed(before, "changed its input record (copy what you change)")
+        if not isinstance(result, dict):
+            raise _StepFailed(record, f"returned {type(result).__name__}, not an object")
+        result = _set_marker(registry, family, result, record, target)
+        issues = target_validator.issues(result)
+        if issues:
+            more = f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""
+            raise _StepFailed(record, f"made a record not valid at {target}: {issues[0]}{more}")
+
+    configured = settings(
+        max_examples=examples,
+        deadline=None,
+        database=None,
+        derandomize=seed is None,
+        verbosity=Verbosity.quiet,
+        report_multiple_bugs=False,
+        suppress_health_check=list(HealthCheck),
+        phases=(Phase.explicit, Phase.generate, Phase.shrink),
+    )
+    test = given(strategy)(run)
+    if seed is not None:
+        test = hypothesis.seed(seed)(test)
+    found: list[Finding] = []
+    try:
+        configured(test)()
+    except _StepFailed as failed:
+        message = (
+            f"{label} ({path}) fails on a record valid at {source}: it {failed.message}; "
+            "the smallest such record is shown"
+        )
+        found.append(finding("error", message, failed.record))
+    except Unsatisfiable:
+        message = f"{label} not exercised: no record generated at {source} was valid there"
+        found.append(finding("warning", message))
+    except Flaky as err:
+        message = f"{label} fails only sometimes on the same record: {_first_line(err)}"
+        found.append(finding("error", message))
+    except HypothesisException as err:
+        found.append(finding("warning", f"{label} not exercised: {_first_line(err)}"))
+    except Exception as err:  # generating from an unusual schema can fail in many ways
+        message = f"{label} not exercised: cannot generate records at {source}: "
+        found.append(finding("warning", message + _first_line(err)))
+    if refusals:
+        every = len(refusals) >= ran[0]
+        message = (
+            f"{label} refused {'every one of the' if every else ''}"
+            f"{_count(len(refusals), ' generated record')} valid at {source}"
+            f"{'; it is not exercised' if every else ''}, e.g. {refusals[0]}"
+        )
+        found.append(finding("warning" if every else "note", message))
+    return found, ran[0]
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip().splitlines()
+    return f"{type(err).__name__}: {text[0] if text else ''}"
+
+
+# -- the checks --------------------------------------------------------------------------------
+
+
+@dataclass
+class _Run:
+    registry: Registry
+    examples: int
+    seed: int | None
+    findings: list[Finding] = field(default_factory=list)
+    schemas: int = 0
+    steps: int = 0
+    records: int = 0
+    generation_available: bool = True
+
+    def add(
+        self,
+        severity: Severity,
+        check: str,
+        message: str,
+        family: str | None = None,
+        version: str | None = None,
+        path: str | os.PathLike[str] = "",
+        example: Any = None,
+    ) -> None:
+        self.findings.append(Finding(severity, check, message, family, version, str(path), example))
+
+
+def _metaschema(run: _Run, family: str, version: str) -> None:
+    from jsonschema.exceptions import best_match
+    from jsonschema.validators import Draft202012Validator, validator_for
+
+    from evalreg.pointer import to_pointer
+
+    entry = run.registry.entry(family, version)
+    document = dict(entry.document)
+    cls: Any = Draft202012Validator
+    if "$schema" in document:
+        cls = validator_for(document, default=None)  # type: ignore[arg-type]
+    if cls is None:
+        run.add(
+            "error",
+            "metaschema",
+            f"$schema {document['$schema']!r} is not a JSON Schema dialect evalreg knows",
+            family,
+            version,
+            entry.path,
+        )
+        return
+    errors = list(cls(cls.META_SCHEMA).iter_errors(document))
+    if errors:
+        best = best_match(errors)
+        where = to_pointer(best.absolute_path) or "/"
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        run.add(
+            "error",
+            "metaschema",
+            f"not a valid schema: {where}: {best.message}{more}",
+            family,
+            version,
+            entry.path,
+        )
+        return
+    try:
+        run.registry.check_refs(family, version)
+        run.registry.validator(family, version)
+    except EvalregError as err:
+        run.add("error", "refs", str(err), family, version, entry.path)
+
+
+def _lock(run: _Run, family: str) -> None:
+    from evalreg.lock import drafts, lock_errors
+
+    try:
+        for error in lock_errors(run.registry, [family]):
+            run.add("error", "lock", str(error), family, error.version, error.path)
+        for entry in drafts(run.registry, [family]):
+            run.add(
+                "warning",
+                "draft",
+                f"not released (no entry in registry.lock); when it is final, run "
+                f"`evalreg release {family} {entry.version}`",
+                family,
+                entry.version,
+                entry.path,
+            )
+    except RegistryError as err:
+        run.add("error", "lock", str(err), family, None, err.path)
+
+
+def _steps(run: _Run, family: str) -> StepSet:
+    from evalreg.migrate import StepSet, load_step
+
+    versions = run.registry.versions(family)
+    modules: dict[tuple[str, str], StepModule] = {}
+    for path in run.registry.step_files(family):
+        try:
+            module = load_step(path, family, versions)
+        except RegistryError as err:
+            run.add("error", "step", err.detail, family, None, path)
+            continue
+        key = (module.source, module.target)
+        if key in modules:
+            message = f"duplicate step {key[0]} -> {key[1]}: also {modules[key].path}"
+            run.add("error", "step", message, family, module.target, path)
+            continue
+        modules[key] = module
+    return StepSet.build(family, versions, modules.values())
+
+
+def _paths(run: _Run, family: str, steps: StepSet) -> None:
+    versions = run.registry.versions(family)
+    if not versions:
+        return
+    latest = versions[-1]
+    for index, version in enumerate(versions[:-1]):
+        try:
+            steps.plan(version, latest)
+        except NoMigrationPathError:
+            following = versions[index + 1]
+            run.add(
+                "error",
+                "path",
+                f"no chain of steps leads from {version} to the latest version {latest}; "
+                f"add a step such as migrations/{family}/{version}_to_{following}.py",
+                family,
+                version,
+            )
+
+
+def _describe(changes: Sequence[Any]) -> str:
+    shown = "; ".join(f"{c.path or '/'}: {c.kind}" for c in changes[:_MAX_SHOWN])
+    more = f"; and {len(changes) - _MAX_SHOWN} more" if len(changes) > _MAX_SHOWN else ""
+    return shown + more
+
+
+def _diffs(run: _Run, family: str, settings: Versioning) -> list[tuple[str, str, SchemaDiff]]:
+    from evalreg.diff import diff_schemas
+
+    versions = run.registry.versions(family)
+    found = []
+    for old, new in pairwise(versions):
+        try:
+            diff = diff_schemas(
+                run.registry.entry(family, old).document,
+                run.registry.entry(family, new).document,
+                registry=run.registry.referencing_registry(),
+                policy=settings.policy,
+                old_label=old,
+                new_label=new,
+            )
+        except (ValueError, EvalregError) as err:
+            run.add("error", "refs", f"cannot compare {old} with {new}: {err}", family, new)
+            continue
+        found.append((old, new, diff))
+    return found
+
+
+def _history(run: _Run, family: str, steps: StepSet, settings: Versioning) -> None:
+    from evalreg.diff import BACKWARD
+
+    manifest_path = run.registry.manifest(family).path
+    direct = {(m.source, m.target) for m in steps.modules}
+    used: set[str] = set()
+    for old, new, diff in _diffs(run, family, settings):
+        breaking = [c for c in diff.changes if BACKWARD in c.breaks]
+        if not breaking:
+            continue
+        if (old, new) not in direct:
+            run.add(
+                "error",
+                "missing-step",
+                f"{old} -> {new} breaks BACKWARD ({_describe(breaking)}) but there is no step "
+                f"between them; add migrations/{family}/{old}_to_{new}.py",
+                family,
+                new,
+            )
+        level = bump_level(old, new)
+        if level != "patch":
+            continue
+        exception = match_version(new, settings.exceptions)
+        if exception is not None:
+            used.add(exception)
+            reason = settings.exceptions[exception]
+            run.add(
+                "note",
+                "bump",
+                f"{old} -> {new} breaks BACKWARD in a patch release; accepted as a known "
+                f"exception{': ' + reason if reason else ''}",
+                family,
+                new,
+                manifest_path,
+            )
+            continue
+        run.add(
+            settings.bump_check,
+            "bump",
+            f"{old} -> {new} is a patch bump but breaks BACKWARD ({_describe(breaking)}); "
+            "bump the minor or major version instead, or list it under "
+            f"versioning.exceptions in {manifest_path}",
+            family,
+            new,
+            manifest_path,
+        )
+    versions = run.registry.versions(family)
+    for version in settings.exceptions:
+        if match_version(version, versions) is None:
+            run.add(
+                "error",
+                "exception",
+                f"versioning.exceptions lists {version}, which is not a version of {family}",
+                family,
+                version,
+                manifest_path,
+            )
+        elif version not in used:
+            run.add(
+                "warning",
+                "exception",
+                f"versioning.exceptions lists {version}, but its bump follows the diff; remove it",
+                family,
+                version,
+                manifest_path,
+            )
+
+
+def _exercise_all(run: _Run, family: str, steps: StepSet) -> None:
+    if run.examples <= 0 or not steps.modules:
+        return
+    if not run.generation_available:
+        return
+    try:
+        import hypothesis  # noqa: F401
+        import hypothesis_jsonschema  # noqa: F401
+    except ImportError:
+        run.generation_available = False
+        run.add(
+            "error",
+            "exercise",
+            "steps cannot be exercised: hypothesis and hypothesis-jsonschema are not "
+            "installed (pip install 'hypothesis==6.150.0' 'hypothesis-jsonschema==0.23.1')",
+        )
+        return
+    for move in steps.moves():
+        found, count = _exercise(run.registry, move, run.examples, run.seed)
+        run.steps += 1
+        run.records += count
+        run.findings += found
+
+
+def _check_family(run: _Run, family: str) -> None:
+    try:
+        settings = versioning(run.registry.manifest(family))
+    except RegistryError as err:
+        run.add("error", "versioning", err.detail, family, None, err.path)
+        settings = Versioning()
+    for version in run.registry.versions(family):
+        run.schemas += 1
+        _metaschema(run, family, version)
+    _lock(run, family)
+    steps = _steps(run, family)
+    _paths(run, family, steps)
+    _history(run, family, steps, settings)
+    _exercise_all(run, family, steps)
+
+
+def check_registry(
+    registry: Registry,
+    families: Iterable[str] | None = None,
+    *,
+    examples: int = DEFAULT_EXAMPLES,
+    seed: int | None = None,
+) -> CheckReport:
+    """Check every family of a registry (or those named) end to end.
+
+    `examples` records are generated per step and direction (0 skips exercising the steps).
+    Without `seed`, generation is derandomized: the same registry gives the same findings.
+
+    Raises:
+        UnknownFamilyError: a family in `families` is unknown.
+    """
+    names = sorted(set(registry.families() if families is None else families))
+    for name in names:
+        registry.manifest(name)
+    run = _Run(registry, examples, seed)
+    if examples <= 0:
+        run.add("warning", "exercise", "steps not exercised (0 examples asked for)")
+    for family in names:
+        _check_family(run, family)
+    return CheckReport(tuple(run.findings), tuple(names), run.schemas, run.steps, run.records)
+
+
+def check_directories(
+    paths: Iterable[str | os.PathLike[str]] | None = None,
+    *,
+    only: Iterable[str | os.PathLike[str]] | None = None,
+    families: Iterable[str] | None = None,
+    examples: int = DEFAULT_EXAMPLES,
+    seed: int | None = None,
+) -> CheckReport:
+    """Load the registry (built-in, `EVALREG_PATH`, `paths`) and check it; never raises on it.
+
+    With `only`, those directories are loaded too and only their families are checked. A
+    registry that cannot be loaded at all is reported as one `load` error.
+
+    Raises:
+        UnknownFamilyError: a family in `families` is unknown.
+    """
+    from evalreg.registry import load_registry
+
+    only_dirs = [Path(p).resolve() for p in only or ()]
+    try:
+        registry = load_registry([*(paths or ()), *only_dirs], verify=False)
+    except EvalregError as err:
+        return CheckReport((Finding("error", "load", str(err), path=getattr(err, "path", "")),))
+    names = list(registry.families() if families is None else families)
+    if only_dirs:
+        names = [
+            name
+            for name in names
+            if Path(registry.manifest(name).path).resolve().parent.parent in only_dirs
+        ]
+    return check_registry(registry, names, examples=examples, seed=seed)
