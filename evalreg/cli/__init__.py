@@ -5,7 +5,7 @@ done by library functions, and results are printed by reporters chosen by name.
 Exit codes: 0 success, 1 problems found, 2 usage or registry errors.
 """
 
-from evalreg.cli import records, schemas
+from evalreg.cli import publishing, records, schemas
 from evalreg.cli.app import cli, main
 
-__all__ = ["cli", "main", "records", "schemas"]
+__all__ = ["cli", "main", "publishing", "records", "schemas"]

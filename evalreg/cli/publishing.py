@@ -1,0 +1,199 @@
+"""Commands about releasing and shipping schemas: new-version, release, check, publish."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+
+from evalreg.check import DEFAULT_EXAMPLES, CheckReport
+from evalreg.cli.app import EXIT_PROBLEMS, Context, cli, emit, fail, pass_context
+from evalreg.publish import DEFAULT_BASE_URL, normalise_base_url
+
+_SEVERITY_ORDER = {"error": 0, "warning": 1, "note": 2}
+
+examples_option = click.option(
+    "--examples",
+    type=click.IntRange(min=0),
+    default=DEFAULT_EXAMPLES,
+    show_default=True,
+    metavar="N",
+    help="Records generated per migration step and direction (0: do not exercise the steps).",
+)
+seed_option = click.option(
+    "--seed",
+    type=int,
+    default=None,
+    metavar="N",
+    help="Generate different records with this seed (default: the same records every run).",
+)
+
+
+def _report_text(report: CheckReport) -> None:
+    for finding in sorted(report.findings, key=lambda f: _SEVERITY_ORDER[f.severity]):
+        emit(str(finding))
+        if finding.example is not None:
+            shown = json.dumps(finding.example, ensure_ascii=False, sort_keys=True, default=str)
+            emit(f"    smallest failing record: {shown}")
+    emit(f"evalreg check: {report.summary()}")
+
+
+def _report_json(report: CheckReport) -> None:
+    emit(json.dumps(report.to_json(), indent=2, ensure_ascii=False, default=str))
+
+
+REPORTERS: dict[str, Callable[[CheckReport], None]] = {"text": _report_text, "json": _report_json}
+
+
+@cli.command("check")
+@click.option(
+    "--registry",
+    "only",
+    multiple=True,
+    type=click.Path(exists=True, file_okay=False),
+    metavar="DIR",
+    help="Check the families of this registry directory only (loaded beside the built-in "
+    "one); repeatable. Without it, every loaded family is checked.",
+)
+@click.option("--family", "families", multiple=True, metavar="FAMILY", help="Check this family.")
+@examples_option
+@seed_option
+@click.option(
+    "--format", "fmt", type=click.Choice(sorted(REPORTERS)), default="text", show_default=True
+)
+@pass_context
+def check_command(
+    context: Context,
+    only: tuple[str, ...],
+    families: tuple[str, ...],
+    examples: int,
+    seed: int | None,
+    fmt: str,
+) -> None:
+    """Check a registry end to end; exit 1 if any check fails.
+
+    Every schema against its metaschema; released schemas against registry.lock; every
+    migration step (FROM and TO exist, each version reaches the latest); every step run on
+    generated records valid at FROM, whose results must be valid at TO (failures show the
+    smallest failing record); a step between each pair of versions whose diff breaks
+    BACKWARD; and version numbers that follow the diffs (manifest key `versioning`).
+    """
+    from evalreg.check import check_directories
+
+    report = check_directories(
+        context.registry_dirs,
+        only=only,
+        families=families or None,
+        examples=examples,
+        seed=seed,
+    )
+    REPORTERS[fmt](report)
+    if not report.ok:
+        sys.exit(EXIT_PROBLEMS)
+
+
+@cli.command("new-version")
+@click.argument("family")
+@click.argument("version")
+@pass_context
+def new_version_command(context: Context, family: str, version: str) -> None:
+    """Start VERSION of FAMILY: copy the latest schema, and add an empty step to fill in.
+
+    The new schema is a draft until `evalreg release FAMILY VERSION` records its digest.
+    """
+    from evalreg.lock import new_version
+
+    created = new_version(context.registry, family, version)
+    emit(f"created {created.schema_path} (a copy of {family} {created.source})")
+    for edit in created.edits:
+        emit(f"  changed {edit}")
+    emit(f"created {created.step_path} (upgrade() to fill in)")
+    emit(
+        f"next: edit the schema and the step, run `evalreg check --family {family}`, then "
+        f"`evalreg release {family} {created.version}`"
+    )
+
+
+@cli.command("release")
+@click.argument("family")
+@click.argument("version")
+@examples_option
+@seed_option
+@pass_context
+def release_command(
+    context: Context, family: str, version: str, examples: int, seed: int | None
+) -> None:
+    """Check FAMILY end to end, then record VERSION's digest in registry.lock.
+
+    A released schema can never change again: loading a registry whose released schema
+    differs from its recorded digest is an error.
+    """
+    from evalreg.check import check_registry
+    from evalreg.lock import release
+
+    registry = context.registry
+    resolved = registry.resolve_version(family, version)
+    report = check_registry(registry, [family], examples=examples, seed=seed)
+    if not report.ok:
+        _report_text(CheckReport(report.errors, report.families))
+        fail(f"{family} {resolved} not released: fix the errors above first", EXIT_PROBLEMS)
+    released = release(registry, family, resolved)
+    if released.already:
+        emit(f"{family} {released.version} was already released ({released.digest})")
+    else:
+        emit(f"released {family} {released.version}: {released.digest} in {released.lock_path}")
+
+
+def _base_url(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    try:
+        return normalise_base_url(value)
+    except ValueError as err:
+        raise click.BadParameter(str(err)) from err
+
+
+@cli.command("publish")
+@click.argument("out_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--base-url",
+    default=DEFAULT_BASE_URL,
+    show_default=True,
+    callback=_base_url,
+    metavar="URL",
+    help="Where OUT_DIR will be served; every `$id` is a URL under it.",
+)
+@click.option(
+    "--family", "families", multiple=True, metavar="FAMILY", help="Publish this family only."
+)
+@click.option("--drafts", is_flag=True, help="Also publish draft versions (not in registry.lock).")
+@pass_context
+def publish_command(
+    context: Context, out_dir: Path, base_url: str, families: tuple[str, ...], drafts: bool
+) -> None:
+    """Write the static schema site: versioned schemas, latest, changelogs, catalog, index.
+
+    For every family and released version: OUT_DIR/<family>/<version>.schema.json (`$id`
+    under --base-url, `$ref`s between schemas rewritten to match), <family>/latest.schema.json,
+    <family>/CHANGELOG.md, OUT_DIR/catalog.json (JSON Schema Store catalog format) and
+    OUT_DIR/index.html. The same registry always gives byte-identical files.
+    """
+    from evalreg.publish import publish
+
+    result = publish(
+        context.registry,
+        out_dir,
+        base_url=base_url,
+        families=families or None,
+        drafts=drafts,
+    )
+    for family, version in result.skipped_drafts:
+        click.echo(
+            f"evalreg: skipped draft {family} {version} (release it, or pass --drafts)", err=True
+        )
+    versions = sum(len(f.versions) for f in result.families)
+    emit(
+        f"published {len(result.families)} families, {versions} schema versions, "
+        f"{len(result.files)} files to {result.out_dir} (base URL {result.base_url})"
+    )
