@@ -3,9 +3,9 @@
 The input is cut into units of work: runs of whole files (many small files travel together), and
 line-aligned byte ranges of large JSONL files. A pool of processes handles the units and the parent
 takes the results back in input order, so what it reports is what one process would report. Where
-the platform can fork, workers inherit the parent's registry; elsewhere each worker loads it again
-from the same directories. Small inputs are handled in the calling process: a pool is not worth
-starting for them.
+the platform can fork (and no other thread runs, which forking would not survive), workers inherit
+the parent's registry; elsewhere each worker loads it again from the same directories. Small inputs
+are handled in the calling process: a pool is not worth starting for them.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import gc
 import itertools
 import multiprocessing
 import os
+import threading
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -124,6 +125,9 @@ def _units(sized: Iterable[tuple[str, int]], jobs: int) -> Iterator[Unit]:
 
 # -- the pool ----------------------------------------------------------------------------------
 
+START_METHOD: str | None = None
+"""How to start workers; None: fork where the platform can and no other thread runs, else spawn."""
+
 _registry: Registry | None = None
 
 
@@ -155,15 +159,18 @@ def imap(
     counts), since they cross a process boundary.
     """
     global _registry
-    context: BaseContext
+    method = START_METHOD
+    if method is None:
+        forkable = "fork" in multiprocessing.get_all_start_methods()
+        method = "fork" if forkable and threading.active_count() == 1 else "spawn"
+    context: BaseContext = multiprocessing.get_context(method)
     initializer: Callable[..., None] | None = None
     initargs: tuple[Any, ...] = ()
-    if "fork" in multiprocessing.get_all_start_methods():
-        context = multiprocessing.get_context("fork")
+    forked = method == "fork"
+    if forked:
         _registry = registry
         gc.freeze()  # workers share the parent's objects: keep the collector from copying them
     else:
-        context = multiprocessing.get_context()
         initializer = _load_registry
         initargs = (tuple(str(d) for d in registry.directories),)
     sent: deque[U] = deque()
@@ -179,4 +186,5 @@ def imap(
                 yield sent.popleft(), result
     finally:
         _registry = None
-        gc.unfreeze()
+        if forked:
+            gc.unfreeze()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+from collections import deque
 from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -678,32 +679,37 @@ def migrate_paths(
     by that many processes: the files written and the outcomes reported, in their order, are the
     same as with one, except that the results carry no records (they are in the files).
     """
-    outputs: dict[str, str | None] = {}
+    outputs: deque[str | None] = deque()  # of the files walked, in order
 
     def walk() -> Iterator[str]:
         for root in paths:
             base = root if os.path.isdir(root) else None
             for path in iter_files([root], include, exclude):
-                outputs[path] = _output_path(path, base, options)
+                outputs.append(_output_path(path, base, options))
                 yield path
 
     files, units = parallel.plan(walk(), jobs)
     if units is None:
         for path in files:
-            yield from migrate_file(registry, path, outputs[path], options)
+            yield from migrate_file(registry, path, outputs.popleft(), options)
         return
     scratches: list[str] = []
 
     def tasks() -> Iterator[tuple[parallel.Unit, tuple[str | None, ...], tuple[str | None, ...]]]:
         assert units is not None
+        target: str | None = None
         for unit in units:
-            targets = tuple(outputs[part.path] for part in unit)
-            parts = tuple(
-                None if part.whole or target is None else _scratch_name(target, part.start)
-                for part, target in zip(unit, targets, strict=True)
-            )
-            scratches.extend(p for p in parts if p is not None)
-            yield unit, targets, parts
+            targets, parts = [], []
+            for part in unit:
+                if part.start == 0:  # a file begins (the ranges of one file share its output)
+                    target = outputs.popleft()
+                targets.append(target)
+                scratch = None
+                if not part.whole and target is not None:
+                    scratch = _scratch_name(target, part.start)
+                    scratches.append(scratch)
+                parts.append(scratch)
+            yield unit, tuple(targets), tuple(parts)
 
     results = parallel.imap(_migrate_unit, tasks(), registry, jobs, (options,))
     flat = (
@@ -743,4 +749,4 @@ def _file_ranges(
 def _scratch_name(output: str, start: int) -> str:
     """Return where a worker writes the migrated lines of the range of `output` at `start`."""
     head, name = os.path.split(output)
-    return os.path.join(head, f".{name}.{start}.part")
+    return os.path.join(head, f".{name}.{os.getpid()}.{start}.part")

@@ -21,7 +21,14 @@ from evalreg import parallel
 from evalreg.cli import main
 from evalreg.readers import line_ranges, read_range
 from evalreg.registry import Registry
-from evalreg.runner import MigrateOptions, RecordCheck, Summary, ValidRun, migrate_paths
+from evalreg.runner import (
+    MigrateOptions,
+    RecordCheck,
+    RecordMigration,
+    Summary,
+    ValidRun,
+    migrate_paths,
+)
 from evalreg.runner import validate_paths as run_validate
 
 from .conftest import EXAMPLES
@@ -276,3 +283,29 @@ def test_the_benchmark_prints_every_target(tmp_path: Path) -> None:
         "start-up: validate one file",
     ):
         assert target in done.stdout
+
+
+def test_workers_started_afresh_load_the_same_registry(
+    small_units: None, registry: Registry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _jsonl(tmp_path / "samples.jsonl", 60)
+    expected = _problems(run_validate(registry, [str(path)], jobs=1))
+    monkeypatch.setattr(parallel, "START_METHOD", "spawn")
+    assert _problems(run_validate(registry, [str(path)], jobs=2)) == expected
+
+
+def test_a_file_given_twice_is_migrated_to_each_of_its_outputs(
+    small_units: None, registry: Registry, tmp_path: Path
+) -> None:
+    source = tmp_path / "in"
+    (source / "sub").mkdir(parents=True)
+    path = _jsonl(source / "sub" / "samples.jsonl", 60, broken=False)
+    written = []
+    for jobs in (1, 2):
+        out = tmp_path / f"out{jobs}"
+        options = MigrateOptions(to="latest", out=str(out))
+        events = list(migrate_paths(registry, [str(source), str(path)], options, jobs=jobs))
+        assert [e.status for e in events if not isinstance(e, RecordMigration)] == ["written"] * 2
+        written.append(_files(out))
+    assert written[0] == written[1]
+    assert sorted(written[0]) == ["samples.jsonl", "sub/samples.jsonl"]
