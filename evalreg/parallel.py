@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import gc
 import itertools
-import multiprocessing
 import os
 import threading
 from collections import deque
@@ -158,6 +157,8 @@ def imap(
     `function`, the units and `args` must be picklable; the results should be small (problems,
     counts), since they cross a process boundary.
     """
+    import multiprocessing  # only when a pool starts: it costs start-up time
+
     global _registry
     method = START_METHOD
     if method is None:

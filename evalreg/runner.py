@@ -35,7 +35,7 @@ from evalreg.readers import (
 )
 from evalreg.registry import Registry
 from evalreg.validate import Issue, Validator
-from evalreg.writers import atomic_writer
+from evalreg.writers import atomic_writer, sync_folders
 
 # -- detect and validate -------------------------------------------------------------------
 
@@ -492,14 +492,20 @@ def _migrate_items(
 
 
 def _migrate_jsonl(
-    registry: Registry, path: str, output: str | None, options: MigrateOptions, tally: _Tally
+    registry: Registry,
+    path: str,
+    output: str | None,
+    options: MigrateOptions,
+    tally: _Tally,
+    folders: set[Path] | None,
 ) -> Iterator[RecordMigration]:
     if output is None:
         yield from _migrate_items(registry, read_items(path, "jsonl"), options, tally, None)
         return
     in_place = output == path
+    backup = options.backup if in_place else None
     try:
-        with atomic_writer(output, backup=options.backup if in_place else None) as stream:
+        with atomic_writer(output, backup=backup, folders=folders) as stream:
             yield from _migrate_items(registry, read_items(path, "jsonl"), options, tally, stream)
             if tally.failed or (in_place and not tally.migrated):
                 raise _Abandon
@@ -508,7 +514,12 @@ def _migrate_jsonl(
 
 
 def _migrate_document(
-    registry: Registry, path: str, output: str | None, options: MigrateOptions, tally: _Tally
+    registry: Registry,
+    path: str,
+    output: str | None,
+    options: MigrateOptions,
+    tally: _Tally,
+    folders: set[Path] | None,
 ) -> Iterator[RecordMigration]:
     try:
         with open_binary(path) as stream:
@@ -530,25 +541,31 @@ def _migrate_document(
     records = [m.result.record for m in migrations if m.result is not None]
     data = _serialise(records, kind or sniff_kind(original), original)
     backup = options.backup if output == path else None
-    with atomic_writer(output, backup=backup) as out:
+    with atomic_writer(output, backup=backup, folders=folders) as out:
         out.write(data)
 
 
 def migrate_file(
-    registry: Registry, path: str, output: str | None, options: MigrateOptions
+    registry: Registry,
+    path: str,
+    output: str | None,
+    options: MigrateOptions,
+    *,
+    folders: set[Path] | None = None,
 ) -> Iterator[RecordMigration | FileMigration]:
     """Migrate one file; yield each record's outcome, then the file's.
 
     A file is written only when every record in it migrated or was already current; otherwise
     it stays as it was and its failed records are reported. A file already at the target is left
-    byte for byte untouched (with `--out`, copied as it is).
+    byte for byte untouched (with `--out`, copied as it is). With `folders`, the folder written
+    to is added there, to be flushed later with `writers.sync_folders`, rather than at once.
     """
     tally = _Tally()
     try:
         if file_kind(path) == "jsonl":
-            yield from _migrate_jsonl(registry, path, output, options, tally)
+            yield from _migrate_jsonl(registry, path, output, options, tally, folders)
         else:
-            yield from _migrate_document(registry, path, output, options, tally)
+            yield from _migrate_document(registry, path, output, options, tally, folders)
     except OSError as err:
         # The original is intact (writes are atomic); report the file and go on with the rest.
         message = f"left as it was: cannot write {output}: {err.strerror or err}"
@@ -579,10 +596,12 @@ def _migrate_part(
     output: str | None,
     scratch: str | None,
     options: MigrateOptions,
+    folders: set[Path],
 ) -> Ranged:
     """Migrate a whole file, or a range of a JSONL file into the file `scratch`."""
     if part.end is None:
-        return [_lean(e) for e in migrate_file(registry, part.path, output, options)], 0, None
+        whole = migrate_file(registry, part.path, output, options, folders=folders)
+        return [_lean(e) for e in whole], 0, None
     events: list[RecordMigration | FileMigration] = []
     lines = 0
 
@@ -616,10 +635,14 @@ def _migrate_unit(
     options: MigrateOptions,
 ) -> list[Ranged]:
     unit, outputs, scratches = task
-    return [
-        _migrate_part(registry, part, output, scratch, options)
-        for part, output, scratch in zip(unit, outputs, scratches, strict=True)
-    ]
+    folders: set[Path] = set()
+    try:
+        return [
+            _migrate_part(registry, part, output, scratch, options, folders)
+            for part, output, scratch in zip(unit, outputs, scratches, strict=True)
+        ]
+    finally:
+        sync_folders(folders)
 
 
 def _join_ranges(
@@ -690,8 +713,12 @@ def migrate_paths(
 
     files, units = parallel.plan(walk(), jobs)
     if units is None:
-        for path in files:
-            yield from migrate_file(registry, path, outputs.popleft(), options)
+        folders: set[Path] = set()  # flushed once each, at the end
+        try:
+            for path in files:
+                yield from migrate_file(registry, path, outputs.popleft(), options, folders=folders)
+        finally:
+            sync_folders(folders)
         return
     scratches: list[str] = []
 

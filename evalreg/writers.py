@@ -7,7 +7,7 @@ import gzip
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
@@ -25,15 +25,28 @@ def _fsync_directory(directory: Path) -> None:
         os.close(fd)
 
 
+def sync_folders(folders: Iterable[str | os.PathLike[str]]) -> None:
+    """Flush folders to disk, so that the names of the files written in them last."""
+    for folder in sorted({Path(f) for f in folders}):
+        _fsync_directory(folder)
+
+
 @contextlib.contextmanager
 def atomic_writer(
-    path: str | os.PathLike[str], *, backup: str | None = None, compress: bool | None = None
+    path: str | os.PathLike[str],
+    *,
+    backup: str | None = None,
+    compress: bool | None = None,
+    folders: set[Path] | None = None,
 ) -> Iterator[IO[bytes]]:
     """Open a temporary file beside `path`; on success, fsync it and rename it over `path`.
 
     If the block raises, the temporary file is removed and `path` is untouched. With `backup`,
     the previous file is first copied to `path + backup`. With `compress` (default: the name ends
     in `.gz`), what is written is gzip-compressed (with a fixed timestamp, for reproducible output).
+    The folder is flushed too, so that the new name lasts; with `folders`, it is added there
+    instead, for the caller to flush many writes' folders at once (`sync_folders`). Either way
+    the file's bytes are on disk before it takes the name.
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -55,7 +68,10 @@ def atomic_writer(
             if backup:
                 shutil.copy2(target, str(target) + backup)
         os.replace(temp, target)
-        _fsync_directory(target.parent)
+        if folders is None:
+            _fsync_directory(target.parent)
+        else:
+            folders.add(target.parent)
     except BaseException:
         temp.unlink(missing_ok=True)
         raise

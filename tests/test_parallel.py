@@ -35,6 +35,8 @@ from .conftest import EXAMPLES
 
 INSTANCE = next((EXAMPLES / "eee.instance" / "valid").glob("*.jsonl"))
 AGGREGATES = sorted((EXAMPLES / "eee.aggregate" / "valid").glob("*.json"))
+DEMO = Path(__file__).parent.parent / "evalreg" / "examples"
+OLD_AGGREGATE = next((DEMO / "eee" / "data" / "hellaswag").rglob("*.json"))
 
 
 @pytest.fixture
@@ -309,3 +311,27 @@ def test_a_file_given_twice_is_migrated_to_each_of_its_outputs(
         written.append(_files(out))
     assert written[0] == written[1]
     assert sorted(written[0]) == ["samples.jsonl", "sub/samples.jsonl"]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_folders_are_flushed_once_per_run_not_once_per_file(
+    small_units: None,
+    registry: Registry,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    jobs: int,
+) -> None:
+    from evalreg import writers
+
+    flushed: list[Path] = []
+    monkeypatch.setattr(writers, "_fsync_directory", flushed.append)
+    source = tmp_path / "in"
+    for index in range(6):
+        target = source / f"m{index % 2}" / f"run{index}.json"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(OLD_AGGREGATE.read_bytes())
+    options = MigrateOptions(to="latest", out=str(tmp_path / "out"))
+    events = list(migrate_paths(registry, [str(source)], options, jobs=jobs))
+    assert [e.status for e in events if not isinstance(e, RecordMigration)] == ["written"] * 6
+    if jobs == 1:  # workers flush in their own processes, where this test cannot count
+        assert sorted(flushed) == [tmp_path / "out" / "m0", tmp_path / "out" / "m1"]
