@@ -260,7 +260,14 @@ _MAX_DEPTH = 60
 
 
 class GenerationError(EvalregError):
-    """Records valid at a schema cannot be generated (for example, a recursive `$ref`)."""
+    """Records valid at a schema cannot be generated (an unsupported or contradictory schema)."""
+
+    def __init__(self, path: str, family: str, version: str, message: str) -> None:
+        self.path = path
+        self.family = family
+        self.version = version
+        self.detail = message
+        super().__init__(f"{path}: {family} {version}: {message}")
 
 
 class _Composer:
@@ -523,9 +530,11 @@ def record_strategy(registry: Registry, family: str, version: str) -> SearchStra
         inlined = _Inliner(resolver).schema(root, uri, (uri,))
         return _Composer().compose(canonicalish(inlined))
     except RecursionError:
-        raise GenerationError(f"{entry.path}: the schema nests too deeply") from None
+        where = (str(entry.path), family, entry.version)
+        raise GenerationError(*where, "the schema nests too deeply") from None
     except Exception as err:  # hypothesis-jsonschema reports unsupported schemas in many ways
-        raise GenerationError(f"{entry.path}: {type(err).__name__}: {err}") from err
+        where = (str(entry.path), family, entry.version)
+        raise GenerationError(*where, f"{type(err).__name__}: {err}") from err
 
 
 class _StepFailed(Exception):
@@ -748,6 +757,16 @@ def _steps(run: _Run, family: str) -> StepSet:
             run.add("error", "step", message, family, module.target, path)
             continue
         modules[key] = module
+        if module.doc.startswith("TODO"):
+            run.add(
+                "warning",
+                "step",
+                "the step is still the template from `evalreg new-version`: fill in upgrade() "
+                "and say in its docstring what it does",
+                family,
+                module.target,
+                path,
+            )
     return StepSet.build(family, versions, modules.values())
 
 

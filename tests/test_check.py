@@ -466,6 +466,7 @@ def test_new_version_and_release_commands(build: Any, capsys: pytest.CaptureFixt
     assert "1.1.schema.json (a copy of demo.score 1.0)" in out and "1.0_to_1.1.py" in out
     code, out, _ = run(capsys, "--registry", str(root), "check", "--registry", str(root))
     assert code == 0 and "warning: demo.score 1.1: draft" in out
+    assert "warning: demo.score 1.1: step: the step is still the template" in out
     code, out, _ = run(capsys, "--registry", str(root), "release", "demo.score", "1.1")
     assert code == 0 and "released demo.score 1.1: sha256:" in out
     assert load_registry([root], builtin=False).versions("demo.score") == ("1.0", "1.1")
@@ -483,3 +484,23 @@ def test_release_refuses_a_version_whose_checks_fail(
     assert "'name' is a required property" in out
     assert "demo.score 2 not released" in err
     assert not (root / "registry.lock").exists()
+
+
+def test_a_step_from_a_version_that_admits_no_record_is_not_exercised(build: Any) -> None:
+    empty = {
+        **schema("1"),
+        "properties": {"name": {"type": "string", "minLength": 3, "maxLength": 1}},
+    }
+    report = check(build({"1": empty, "2": schema("2")}, step("1", "2")))
+    (skipped,) = by_check(report, "exercise")
+    assert skipped.severity == "warning" and "step 1 -> 2 not exercised" in skipped.message
+
+
+def test_a_remote_ref_is_an_error_and_leaves_the_step_unexercised(build: Any) -> None:
+    remote = {**schema("1"), "properties": {"name": {"$ref": "https://elsewhere.example/n.json"}}}
+    report = check(build({"1": remote, "2": schema("2")}, step("1", "2")))
+    refs, diff = by_check(report, "refs")
+    assert refs.severity == "error" and "https://elsewhere.example/n.json" in refs.message
+    assert diff.version == "2" and "cannot compare 1 with 2" in diff.message
+    (skipped,) = by_check(report, "exercise")
+    assert skipped.severity == "warning" and "cannot generate records" in skipped.message
