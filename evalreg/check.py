@@ -545,7 +545,11 @@ class _StepFailed(Exception):
 
 
 def _exercise(
-    registry: Registry, move: Step, examples: int, seed: int | None
+    registry: Registry,
+    move: Step,
+    examples: int,
+    seed: int | None,
+    strategies: dict[tuple[str, str], SearchStrategy[Any]] | None = None,
 ) -> tuple[list[Finding], int]:
     """Run one step move on generated records; return its findings and how many records ran.
 
@@ -566,8 +570,11 @@ def _exercise(
     def finding(severity: Severity, message: str, example: Any = None) -> Finding:
         return Finding(severity, "exercise", message, family, target, path, example)
 
+    cache = {} if strategies is None else strategies
     try:
-        strategy = record_strategy(registry, family, source)
+        if (family, source) not in cache:
+            cache[family, source] = record_strategy(registry, family, source)
+        strategy = cache[family, source]
     except GenerationError as err:
         return [finding("warning", f"{label} not exercised: cannot generate records: {err}")], 0
     source_validator = registry.validator(family, source)
@@ -637,10 +644,10 @@ def _exercise(
         found.append(finding("warning", message + _first_line(err)))
     if refusals:
         every = len(refusals) >= ran[0]
+        share = f"every one of the {len(refusals)}" if every else f"{len(refusals)} of the {ran[0]}"
         message = (
-            f"{label} refused {'every one of the' if every else ''}"
-            f"{_count(len(refusals), ' generated record')} valid at {source}"
-            f"{'; it is not exercised' if every else ''}, e.g. {refusals[0]}"
+            f"{label} refused {share} generated records valid at {source}"
+            f"{' (so it is not exercised)' if every else ''}, e.g. {refusals[0]}"
         )
         found.append(finding("warning" if every else "note", message))
     return found, ran[0]
@@ -664,6 +671,7 @@ class _Run:
     steps: int = 0
     records: int = 0
     generation_available: bool = True
+    strategies: dict[tuple[str, str], SearchStrategy[Any]] = field(default_factory=dict)
 
     def add(
         self,
@@ -904,7 +912,7 @@ def _exercise_all(run: _Run, family: str, steps: StepSet) -> None:
         )
         return
     for move in steps.moves():
-        found, count = _exercise(run.registry, move, run.examples, run.seed)
+        found, count = _exercise(run.registry, move, run.examples, run.seed, run.strategies)
         run.steps += 1
         run.records += count
         run.findings += found
