@@ -229,6 +229,19 @@ def test_empty_url_list_becomes_an_other_source() -> None:
     }
 
 
+@pytest.mark.parametrize("score_details", [None, "0.85", [0.85]])
+def test_a_result_without_an_object_score_is_lost_only_when_allowed(score_details: Any) -> None:
+    record = url_record()
+    record["evaluation_results"][0]["score_details"] = score_details
+    with pytest.raises(DataLossError, match=r"/evaluation_results/0: score_details is"):
+        up(AGG, "0.1.0", record)
+    ctx = StepContext(allow_loss=True)
+    out = up(AGG, "0.1.0", record, ctx)
+    assert_valid(out, AGG, "0.2.0")
+    assert len(out["evaluation_results"]) == len(record["evaluation_results"]) - 1
+    assert "/evaluation_results/0" in notes(ctx, "lost")
+
+
 def test_hugging_face_source_keeps_every_field() -> None:
     record = hf_record()
     out = up(AGG, "0.1.0", record)

@@ -17,7 +17,9 @@
   free-form details; a string (or other non-object) `additional_details` moves to
   `additional_details.notes`; a `generation_args` that is not an object moves to
   `additional_details.generation_args`. A key that would overwrite a different value is lost.
-- `score_details` had no `"type": "object"`: a bare number becomes `{"score": number}`.
+- `score_details` had no `"type": "object"`: a bare number becomes `{"score": number}`; any other
+  non-object (null, text, a list) holds no score 0.2.0 can keep, so that result is lost
+  (`ctx.lose`: the record fails unless loss is allowed, and then the result is dropped).
 - `detailed_evaluation_results_url` (per result) has no declared place in 0.2.0 but result
   items accept extra fields, so it stays where it is (`ctx.kept`).
 - `detailed_evaluation_results_per_samples` (top level, closed in 0.2.0): a string (path or URL)
@@ -142,6 +144,7 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
     has_source = "source_data" in out
     source = out.pop("source_data", None)
     carried = False
+    dropped: list[int] = []
     for index, result in enumerate(results):
         if not isinstance(result, dict):
             continue
@@ -155,6 +158,13 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
         if isinstance(score_details, (int, float)) and not isinstance(score_details, bool):
             result["score_details"] = {"score": score_details}
             ctx.moved(where + "/score_details", where + "/score_details/score")
+        elif not isinstance(score_details, dict):
+            # 0.1.0 did not say score_details is an object, so null, text or a list passed;
+            # 0.2.0 needs an object with a numeric score, and there is none to carry.
+            kind = type(score_details).__name__
+            ctx.lose(where, f"score_details is {kind}, so the result has no score 0.2.0 can hold")
+            dropped.append(index)
+            continue
         config = result.get("generation_config")
         if isinstance(config, dict):
             result["generation_config"] = _generation_config(
@@ -165,6 +175,8 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
                 where + "/detailed_evaluation_results_url",
                 "0.2.0 declares no per-result link to detailed results; kept as an extra field",
             )
+    if dropped:
+        out["evaluation_results"] = [r for i, r in enumerate(results) if i not in dropped]
     if has_source and not carried:
         reason = "every result states its own source_data" if results else "there is no result"
         ctx.lose("/source_data", f"0.2.0 keeps source_data per result and {reason}")
