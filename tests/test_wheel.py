@@ -40,6 +40,7 @@ def test_wheel_contains_the_registry_directory_and_type_hints(wheel: Path) -> No
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "evalreg/py.typed" in names
     assert "evalreg/_builtin/registry/eee.aggregate.yaml" in names
+    assert "evalreg/_builtin/registry.lock" in names
     assert "evalreg/_builtin/schemas/eee.aggregate/0.2.0.schema.json" in names
     assert any(n.startswith("evalreg/_builtin/migrations/eee.aggregate/") for n in names)
     assert any(n.startswith("evalreg/examples/") for n in names)
