@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
+from evalreg.check import check_registry
 from evalreg.cli import main
 from evalreg.registry import Registry
 from evalreg.runner import check_paths
@@ -48,7 +49,7 @@ def _cases(record: dict[str, Any], version: str) -> list[tuple[Any, ...]]:
     def turns(value: Any, role: str) -> Any:
         return [{"role": role, "content": value}] if isinstance(value, (str, dict)) else value
 
-    found = []
+    found: list[tuple[Any, ...]] = []
     if version == "1":
         for case in record["testcases"]:
             *inputs, expected = case["messages"]
@@ -264,8 +265,25 @@ def test_going_down_to_v2_loses_values_only_when_allowed(
 
 def test_an_outcome_only_case_has_no_v2_form(registry: Registry) -> None:
     result = registry.migrate(_load("era2.1-support-triage.eval.yaml"), "2", allow_loss=True)
-    assert not result.ok
-    assert "/evalcases/1: 'expected_messages' is a required property" in (result.error or "")
+    assert not result.ok and result.failed_step == "2.1 -> 2"
+    assert "/evalcases/1: the case has no expected_messages" in (result.error or "")
+
+
+@pytest.mark.parametrize("allow_loss", [False, True])
+def test_a_case_with_no_expected_turn_is_refused_going_down_to_v2(
+    registry: Registry, allow_loss: bool
+) -> None:
+    # The smallest record `evalreg check` found: valid at 2.1, whose only turn is a tool turn.
+    record = {
+        "evalcases": [
+            {"expected_outcome": "", "id": "", "input_messages": [{"content": "", "role": "tool"}]}
+        ]
+    }
+    assert registry.validate(record, FAMILY, "2.1") == []
+    result = registry.migrate(record, "2", family=FAMILY, allow_loss=allow_loss)
+    assert result.status == "failed" and result.failed_step == "2.1 -> 2"
+    assert (result.error or "").startswith("MigrationError: agentv.eval 2.1 -> 2: /evalcases/0: ")
+    assert "which v2 requires" in (result.error or "")
 
 
 def test_schema_label_is_relabelled_along_the_way_and_never_added(registry: Registry) -> None:
@@ -309,7 +327,7 @@ def test_era1_case_must_end_with_the_expected_turn(registry: Registry) -> None:
 
 
 def test_renamed_evaluator_types_and_fields(registry: Registry) -> None:
-    record = {
+    record: dict[str, Any] = {
         "evalcases": [
             {
                 "id": "a",
@@ -396,6 +414,53 @@ def test_targets_become_providers_and_back(registry: Registry) -> None:
     assert "target" not in down.record  # the two places cannot be told apart again
 
 
+EMPTY_TARGET: dict[str, Any] = {
+    # The smallest record `evalreg check` found: valid at 3.1, with an empty target.
+    "$schema": "agentv-eval-v3.1",
+    "assertions": [],
+    "target": "",
+    "tests": [{"criteria": "", "id": "", "input": [{"content": "", "role": "tool"}]}],
+    "workspace": {},
+}
+
+
+def test_an_empty_target_names_no_provider_and_is_lost_only_when_allowed(
+    registry: Registry,
+) -> None:
+    assert registry.validate(EMPTY_TARGET, FAMILY, "3.1") == []
+    refused = registry.migrate(EMPTY_TARGET, "4", family=FAMILY)
+    assert refused.status == "failed" and refused.failed_step == "3.1 -> 4"
+    assert (refused.error or "").startswith("/target: an empty target names no provider")
+    allowed = registry.migrate(EMPTY_TARGET, "4", family=FAMILY, allow_loss=True)
+    assert allowed.ok, allowed.error
+    assert "providers" not in allowed.record and "target" not in allowed.record
+    assert [(n.kind, n.pointer) for n in allowed.notes] == [("lost", "/target")]
+    assert registry.validate(allowed.record, FAMILY, "4") == []
+
+
+@pytest.mark.parametrize(
+    ("execution", "lost", "providers"),
+    [
+        ({"target": ""}, ["/execution/target"], None),
+        (
+            {"targets": ["", "azure", ""], "trials": 2},
+            ["/execution/targets/0", "/execution/targets/2"],
+            ["azure"],
+        ),
+    ],
+)
+def test_an_empty_execution_target_is_lost_and_the_others_stay(
+    registry: Registry, execution: dict[str, Any], lost: list[str], providers: list[str] | None
+) -> None:
+    record = {**{k: v for k, v in EMPTY_TARGET.items() if k != "target"}, "execution": execution}
+    assert not registry.migrate(record, "4", family=FAMILY).ok
+    result = registry.migrate(record, "4", family=FAMILY, allow_loss=True)
+    assert result.ok, result.error
+    assert [n.pointer for n in result.notes if n.kind == "lost"] == lost
+    assert result.record.get("providers") == providers
+    assert result.record.get("execution") == ({"trials": 2} if "trials" in execution else None)
+
+
 def test_a_record_at_the_latest_era_is_left_as_it_is(registry: Registry) -> None:
     record = _load("era4-translation.eval.yaml")
     result = registry.migrate(record, "latest")
@@ -438,3 +503,40 @@ def test_a_chain_equals_its_steps_applied_one_by_one(
         hop = result.record
     assert registry.migrate(record, "latest").record == hop
     assert registry.migrate(hop, "latest").status == "current"
+
+
+# -- targets files ---------------------------------------------------------------------------
+
+TARGETS = "agentv.targets"
+
+
+def test_targets_labels_are_relabelled_up_and_back_and_nothing_else_changes(
+    registry: Registry,
+) -> None:
+    record = _load("legacy.targets.yaml")
+    for label, other in (("2", "2.2"), ("2.1", "2.2"), ("2.2", "2")):
+        labelled = {**record, "$schema": f"agentv-targets-v{label}"}
+        result = registry.migrate(labelled, other, family=TARGETS)
+        assert result.ok and not result.notes, result.error
+        assert result.record == {**record, "$schema": f"agentv-targets-v{other}"}
+        back = registry.migrate(result.record, label, family=TARGETS)
+        assert back.ok and back.record == labelled
+
+
+@pytest.mark.parametrize(("source", "target"), [("2", "2.1"), ("2.1", "2.2")])
+def test_a_targets_file_without_a_label_stays_without(
+    registry: Registry, source: str, target: str
+) -> None:
+    from evalreg.migrate import StepContext
+
+    record = {"targets": [{"name": "default", "provider": "mock", "model": "m"}]}
+    (up,) = registry.plan(TARGETS, source, target)
+    (down,) = registry.plan(TARGETS, target, source)
+    assert up.function(record, StepContext()) == record
+    assert down.function(record, StepContext()) == record
+
+
+def test_the_targets_history_checks_out(registry: Registry) -> None:
+    report = check_registry(registry, [TARGETS], examples=10)
+    assert report.ok, [str(f) for f in report.errors]
+    assert report.steps == 4  # two relabelling steps, each with its lossless downgrade

@@ -16,7 +16,9 @@ Downgrade: renames back (`expected_outcome` -> `outcome`, `code_judge` -> `code`
 `evaluators` into `execution.evaluators`, `execution.target` -> `target`). What v2 cannot hold is
 lost, only with allow-loss: the file-level `evaluator`, `dataset` and `execution.evaluators`,
 case `rubrics`, evaluators of types v2 does not know or with an argv `script`; structured content
-becomes its JSON text.
+becomes its JSON text. A case without `expected_messages` (an outcome-only case, which 2.1
+allows) has no v2 form, since v2 requires the expected turns: the downgrade fails for it, even
+with allow-loss, rather than invent a reply or drop the case.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import copy
 import json
 from typing import Any
 
+from evalreg.errors import MigrationError
 from evalreg.migrate import StepContext
 
 FROM = "2"
@@ -99,6 +102,13 @@ def _messages(value: Any, where: str, ctx: StepContext) -> Any:
 def _down_case(case: Any, where: str, ctx: StepContext) -> Any:
     if not isinstance(case, dict):
         return copy.deepcopy(case)
+    if "expected_messages" not in case:
+        raise MigrationError(
+            "agentv.eval",
+            f"{TO} -> {FROM}",
+            f"{where}: the case has no expected_messages (an outcome-only case), which v2 "
+            "requires; add the expected reply as expected_messages, or keep the file at 2.1",
+        )
     out: dict[str, Any] = {}
     evaluators: list[Any] = []
     for key, value in case.items():

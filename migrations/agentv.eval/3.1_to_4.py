@@ -5,9 +5,10 @@ Era 4 (2026-07-03 .. 2026-07-07) follows promptfoo's layout. A test's `input` an
 (also inside composites). The suite-level `assertions`, which every test got, become
 `default_test.assert`, which every test gets. The file-level `target`, `execution.target` and
 `execution.targets` become the `providers` list, in that order, without repeats, where the
-target was; what else `execution` holds stays. Tests reach the provider through prompt
-templates, so a file without `prompts` gets `prompts: ["{{ input }}"]` (the test's input as it
-is), placed before `providers`.
+target was; what else `execution` holds stays. An empty target (valid at 3.1) names no
+provider, and era 4 has no empty provider name: it is lost, only with allow-loss. Tests reach
+the provider through prompt templates, so a file without `prompts` gets
+`prompts: ["{{ input }}"]` (the test's input as it is), placed before `providers`.
 
 The suite-level `input` of era 3.1, shared by every test, has no counterpart: promptfoo's
 `default_test.vars` would be overridden by each test's own `input`. It is kept as
@@ -50,17 +51,23 @@ def _checks(items: Any, old: str, new: str) -> Any:
     return out
 
 
-def _providers(record: dict[str, Any]) -> list[Any]:
+def _providers(record: dict[str, Any], ctx: StepContext) -> list[Any]:
+    """Return the file's targets as providers, in order and without repeats.
+
+    An empty target names no provider (era 4 requires a non-empty name): it is lost, only
+    with allow-loss, rather than carried as an empty provider.
+    """
     found: list[Any] = []
     execution = record.get("execution")
     execution = execution if isinstance(execution, dict) else {}
     targets = execution.get("targets")
-    for target in [
-        record.get("target"),
-        execution.get("target"),
-        *(targets if isinstance(targets, list) else ()),
-    ]:
-        if target is not None and target not in found:
+    named = [("/target", record.get("target")), ("/execution/target", execution.get("target"))]
+    if isinstance(targets, list):
+        named += [(f"/execution/targets/{i}", target) for i, target in enumerate(targets)]
+    for pointer, target in named:
+        if target == "":
+            ctx.lose(pointer, "an empty target names no provider; era 4 has no empty provider")
+        elif target is not None and target not in found:
             found.append(copy.deepcopy(target))
     return found
 
@@ -81,7 +88,7 @@ def _test(test: Any) -> Any:
 
 def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
     """Return `record` at era 4."""
-    providers = _providers(record)
+    providers = _providers(record, ctx)
     out: dict[str, Any] = {}
 
     def place_providers() -> None:
