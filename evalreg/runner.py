@@ -568,13 +568,13 @@ def migrate_file(
             yield from _migrate_document(registry, path, output, options, tally, folders)
     except OSError as err:
         # The original is intact (writes are atomic); report the file and go on with the rest.
-        message = f"left as it was: cannot write {output}: {err.strerror or err}"
-        yield FileMigration(path, output, "failed", 0, 0, tally.failed, message)
+        yield FileMigration(path, output, "failed", 0, 0, tally.failed, _cannot_write(output, err))
         return
     yield tally.outcome(path, output, rewrites=output is not None and output != path)
 
 
 def _cannot_write(output: str | None, err: OSError | str) -> str:
+    """Return the message of a file that could not be written (`err`: the error or its text)."""
     reason = err if isinstance(err, str) else err.strerror or str(err)
     return f"left as it was: cannot write {output}: {reason}"
 
