@@ -16,6 +16,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
+from evalreg.codec import copy_value
 from evalreg.errors import (
     DataLossError,
     EvalregError,
@@ -189,6 +190,10 @@ class StepSet:
     family: str
     versions: tuple[str, ...]
     modules: tuple[StepModule, ...] = field(default=())
+    _plans: dict[tuple[str, str], tuple[Step, ...]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    """Chains already planned: the graph never changes, and migrating a file plans per record."""
 
     @classmethod
     def load(cls, registry: Registry, family: str) -> StepSet:
@@ -239,6 +244,13 @@ class StepSet:
         """
         if source == target:
             return ()
+        planned = self._plans.get((source, target))
+        if planned is None:
+            planned = self._plans[source, target] = self._search(source, target)
+        return planned
+
+    def _search(self, source: str, target: str) -> tuple[Step, ...]:
+        """Return the shortest chain from `source` to `target` by breadth-first search."""
         edges: dict[str, list[Step]] = {}
         for move in self.moves():
             edges.setdefault(move.source, []).append(move)
@@ -361,8 +373,14 @@ def migrate_record(
     allow_loss: bool = False,
     validate: ValidateMode | str = "final",
     filename: str | None = None,
+    copy_input: bool = True,
 ) -> MigrationResult:
     """Migrate one record to version `to` (or `latest`); failures are reported, not raised.
+
+    Steps never mutate their input but may share unchanged parts of it with their output, so
+    the chain runs on a copy of `record`: the result shares nothing with the caller's record.
+    A caller that owns `record` and will not change it (a freshly parsed one) may pass
+    `copy_input=False` to save the copy.
 
     Raises:
         UnknownFamilyError: `family` is given and unknown.
@@ -404,13 +422,13 @@ def migrate_record(
     base |= {"family": family, "source": source}
     try:
         target = registry.resolve_version(family, to)
-        chain = registry.plan(family, source, target)
+        chain = registry.steps(family).plan(source, target)
     except EvalregError as err:
         return _failed(base, str(err))
     base["target"] = target
 
     notes: list[Note] = []
-    current: Any = record
+    current: Any = copy_value(record) if copy_input and chain else record
     done: list[str] = []
     all_params = {p.name: p.default for step in chain for p in step.module.params}
     all_params.update(params or {})

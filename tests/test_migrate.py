@@ -186,6 +186,56 @@ def test_migrate_sets_the_version_marker_and_validates(acme: evalreg.Registry) -
     assert record == {"version": "1.0", "score": 0.5}, "the input must not be mutated"
 
 
+def _containers(value: Any) -> set[int]:
+    """Return the ids of every dict and list inside `value`, itself included."""
+    found: set[int] = set()
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            found.add(id(node))
+            stack += node.values()
+        elif isinstance(node, list):
+            found.add(id(node))
+            stack += node
+    return found
+
+
+@pytest.mark.parametrize("note", [[1, {"deep": [2]}], (1, 2), 2**70, float("nan")])
+def test_the_result_shares_no_object_with_the_callers_record(
+    acme: evalreg.Registry, note: Any
+) -> None:
+    # The 1.0 -> 2.0 step shares the extra field with its output, as steps may.
+    record = {"version": "1.0", "score": 0.5, "comment": {"text": ["a"], "note": note}}
+    result = acme.migrate(record, "latest")
+    assert result.status == "migrated", result.error
+    assert result.record["extra"]["comment"]["text"] == ["a"]
+    assert not _containers(record) & _containers(result.record)
+    assert record["comment"]["note"] is note
+
+
+def test_a_caller_that_owns_the_record_may_skip_the_copy(acme: evalreg.Registry) -> None:
+    from evalreg.migrate import migrate_record
+
+    record = {"version": "1.0", "score": 0.5, "comment": {"text": ["a"]}}
+    shared = migrate_record(acme, record, "latest", copy_input=False)
+    copied = migrate_record(acme, record, "latest")
+    assert shared.record == copied.record
+    assert shared.record["extra"]["comment"] is record["comment"]
+    assert record == {"version": "1.0", "score": 0.5, "comment": {"text": ["a"]}}
+
+
+def test_plans_are_computed_once_per_pair_of_versions() -> None:
+    steps = StepSet.build("fake", VERSIONS, [_fake("1", "2"), _fake("2", "3"), _fake("3", "4")])
+    first = steps.plan("1", "4")
+    assert steps.plan("1", "4") is first
+    assert [s.name for s in steps.plan("2", "4")] == ["2 -> 3", "3 -> 4"]
+    with pytest.raises(NoMigrationPathError):
+        steps.plan("4", "1")
+    with pytest.raises(NoMigrationPathError):
+        steps.plan("4", "1")
+
+
 def test_params_override_defaults(acme: evalreg.Registry) -> None:
     result = acme.migrate({"version": "1.0", "score": 1}, "2.0", params={"library": "lm-eval"})
     assert result.record["library"] == "lm-eval"
