@@ -18,7 +18,7 @@ from typing import IO, Any, Literal
 from evalreg import parallel
 from evalreg.codec import DecodeError, dumps, loads
 from evalreg.detect import Detection, detect
-from evalreg.migrate import MigrationResult, ValidateMode
+from evalreg.migrate import MigrationResult, ValidateMode, migrate_record
 from evalreg.readers import (
     STDIN,
     Item,
@@ -35,7 +35,7 @@ from evalreg.readers import (
 )
 from evalreg.registry import Registry
 from evalreg.validate import Issue, Validator
-from evalreg.writers import atomic_writer, sync_folders
+from evalreg.writers import atomic_writer, sync_folders, sync_written
 
 # -- detect and validate -------------------------------------------------------------------
 
@@ -411,7 +411,9 @@ def _output_path(path: str, root: str | None, options: MigrateOptions) -> str | 
 def _migrate_item(registry: Registry, item: Item, options: MigrateOptions) -> RecordMigration:
     if not item.ok:
         return RecordMigration(item.path, item.line, None, item.error)
-    result = registry.migrate(
+    # The record was parsed for this run alone and nothing changes it: no copy is needed.
+    result = migrate_record(
+        registry,
         item.record,
         options.to,
         family=options.family,
@@ -419,6 +421,7 @@ def _migrate_item(registry: Registry, item: Item, options: MigrateOptions) -> Re
         allow_loss=options.allow_loss,
         validate=options.validate,
         filename=item.path,
+        copy_input=False,
     )
     changes: tuple[str, ...] = ()
     if options.dry_run and result.status == "migrated":
@@ -505,7 +508,8 @@ def _migrate_jsonl(
     in_place = output == path
     backup = options.backup if in_place else None
     try:
-        with atomic_writer(output, backup=backup, folders=folders) as stream:
+        sync = _must_sync(output, path, folders)
+        with atomic_writer(output, backup=backup, folders=folders, sync=sync) as stream:
             yield from _migrate_items(registry, read_items(path, "jsonl"), options, tally, stream)
             if tally.failed or (in_place and not tally.migrated):
                 raise _Abandon
@@ -541,8 +545,20 @@ def _migrate_document(
     records = [m.result.record for m in migrations if m.result is not None]
     data = _serialise(records, kind or sniff_kind(original), original)
     backup = options.backup if output == path else None
-    with atomic_writer(output, backup=backup, folders=folders) as out:
+    sync = _must_sync(output, path, folders)
+    with atomic_writer(output, backup=backup, folders=folders, sync=sync) as out:
         out.write(data)
+
+
+def _must_sync(output: str, path: str, folders: set[Path] | None) -> bool:
+    """Return whether to fsync `output` before it takes its name.
+
+    Rewriting a file in place replaces the only copy of its records, so its new bytes must be on
+    disk first. A file written elsewhere leaves the original untouched: when the caller collects
+    the folders written to (and so promises `sync_written` at the end), its bytes are flushed
+    then, once for the whole run, instead of one fsync per file.
+    """
+    return folders is None or output == path
 
 
 def migrate_file(
@@ -558,7 +574,8 @@ def migrate_file(
     A file is written only when every record in it migrated or was already current; otherwise
     it stays as it was and its failed records are reported. A file already at the target is left
     byte for byte untouched (with `--out`, copied as it is). With `folders`, the folder written
-    to is added there, to be flushed later with `writers.sync_folders`, rather than at once.
+    to is added there, to be flushed later with `writers.sync_written` (`files_synced` false
+    unless the file was rewritten in place), rather than at once.
     """
     tally = _Tally()
     try:
@@ -642,7 +659,8 @@ def _migrate_unit(
             for part, output, scratch in zip(unit, outputs, scratches, strict=True)
         ]
     finally:
-        sync_folders(folders)
+        if options.out is None:
+            sync_folders(folders)  # in place: the files are synced; with --out, see migrate_paths
 
 
 def _join_ranges(
@@ -650,6 +668,7 @@ def _join_ranges(
     output: str | None,
     options: MigrateOptions,
     ranges: Iterable[tuple[Ranged, str | None]],
+    folders: set[Path],
 ) -> Iterator[RecordMigration | FileMigration]:
     """Report and write a JSONL file migrated in ranges, as `migrate_file` would."""
     tally = _Tally()
@@ -661,7 +680,9 @@ def _join_ranges(
             stream = None
             if output is not None:
                 backup = options.backup if in_place else None
-                stream = stack.enter_context(atomic_writer(output, backup=backup))
+                sync = _must_sync(output, path, folders)
+                writer = atomic_writer(output, backup=backup, folders=folders, sync=sync)
+                stream = stack.enter_context(writer)
             for (events, lines, error), scratch in ranges:
                 for event in events:
                     assert isinstance(event, RecordMigration) and event.line is not None
@@ -711,14 +732,18 @@ def migrate_paths(
                 outputs.append(_output_path(path, base, options))
                 yield path
 
+    # Files rewritten in place are synced one by one (each replaces the only copy of its
+    # records) and their folders once each at the end. With --out the originals stay, so the
+    # outputs are renamed into place unsynced and flushed all at once at the end.
+    synced = options.out is None or options.dry_run
+    folders: set[Path] = set()
     files, units = parallel.plan(walk(), jobs)
     if units is None:
-        folders: set[Path] = set()  # flushed once each, at the end
         try:
             for path in files:
                 yield from migrate_file(registry, path, outputs.popleft(), options, folders=folders)
         finally:
-            sync_folders(folders)
+            sync_written(folders, files_synced=synced)
         return
     scratches: list[str] = []
 
@@ -750,7 +775,7 @@ def migrate_paths(
                 yield from found[0]
                 continue
             ranges = _file_ranges(part, scratch, found, flat)
-            yield from _join_ranges(part.path, output, options, ranges)
+            yield from _join_ranges(part.path, output, options, ranges, folders)
             for _ in ranges:
                 pass  # the ranges after a failed write
     finally:
@@ -758,6 +783,9 @@ def migrate_paths(
         for scratch in scratches:
             with contextlib.suppress(OSError):
                 os.remove(scratch)
+        if not synced:
+            folders.add(Path(str(options.out)))  # the workers' outputs are flushed here too
+        sync_written(folders, files_synced=synced)
 
 
 def _file_ranges(

@@ -5,11 +5,13 @@ from __future__ import annotations
 import contextlib
 import gzip
 import os
+import secrets
 import shutil
-import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
+
+_BINARY = getattr(os, "O_BINARY", 0)
 
 
 def _fsync_directory(directory: Path) -> None:
@@ -31,6 +33,33 @@ def sync_folders(folders: Iterable[str | os.PathLike[str]]) -> None:
         _fsync_directory(folder)
 
 
+def sync_written(folders: Iterable[str | os.PathLike[str]], *, files_synced: bool) -> None:
+    """Make the files written in `folders` last: their bytes (unless synced) and their names.
+
+    Files written with `sync=False` are flushed here all at once (`os.sync`), which costs far
+    less than one fsync per file; otherwise only the folders need flushing.
+    """
+    folders = set(folders)
+    if not folders:
+        return
+    if not files_synced and hasattr(os, "sync"):
+        os.sync()  # every file's bytes and every folder's names, in one call
+        return
+    sync_folders(folders)
+
+
+def _create_temporary(target: Path) -> tuple[int, Path]:
+    """Create an empty temporary file beside `target`, with the mode a new file gets."""
+    for _ in range(100):
+        temp = target.parent / f".{target.name}.{secrets.token_hex(6)}.tmp"
+        try:
+            # 0o666 less the umask, as for any new file (mkstemp would give 0o600)
+            return os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _BINARY, 0o666), temp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"cannot create a temporary file beside {target}")
+
+
 @contextlib.contextmanager
 def atomic_writer(
     path: str | os.PathLike[str],
@@ -38,6 +67,7 @@ def atomic_writer(
     backup: str | None = None,
     compress: bool | None = None,
     folders: set[Path] | None = None,
+    sync: bool = True,
 ) -> Iterator[IO[bytes]]:
     """Open a temporary file beside `path`; on success, fsync it and rename it over `path`.
 
@@ -45,15 +75,19 @@ def atomic_writer(
     the previous file is first copied to `path + backup`. With `compress` (default: the name ends
     in `.gz`), what is written is gzip-compressed (with a fixed timestamp, for reproducible output).
     The folder is flushed too, so that the new name lasts; with `folders`, it is added there
-    instead, for the caller to flush many writes' folders at once (`sync_folders`). Either way
-    the file's bytes are on disk before it takes the name.
+    instead, for the caller to flush many writes' folders at once (`sync_written`). A new file
+    gets the usual mode (0o666 less the umask); a replaced file keeps its mode.
+
+    With `sync=False` the file is not fsynced before the rename: the rename is still atomic (a
+    reader sees the old file or the new one), but after a power loss the new name may hold an
+    incomplete file. Use it only where an original survives elsewhere (writing into another
+    folder), and call `sync_written(folders, files_synced=False)` once at the end.
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     if compress is None:
         compress = target.name.lower().endswith(".gz")
-    fd, temp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    temp = Path(temp_name)
+    fd, temp = _create_temporary(target)
     try:
         with os.fdopen(fd, "wb") as raw:
             if compress:
@@ -62,16 +96,17 @@ def atomic_writer(
             else:
                 yield raw
             raw.flush()
-            os.fsync(raw.fileno())
+            if sync:
+                os.fsync(raw.fileno())
         if target.exists():
             shutil.copymode(target, temp)
             if backup:
                 shutil.copy2(target, str(target) + backup)
         os.replace(temp, target)
-        if folders is None:
-            _fsync_directory(target.parent)
-        else:
+        if folders is not None:
             folders.add(target.parent)
+        elif sync:
+            _fsync_directory(target.parent)
     except BaseException:
         temp.unlink(missing_ok=True)
         raise

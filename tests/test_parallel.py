@@ -314,7 +314,7 @@ def test_a_file_given_twice_is_migrated_to_each_of_its_outputs(
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
-def test_folders_are_flushed_once_per_run_not_once_per_file(
+def test_outputs_elsewhere_are_flushed_once_per_run_not_once_per_file(
     small_units: None,
     registry: Registry,
     tmp_path: Path,
@@ -324,14 +324,42 @@ def test_folders_are_flushed_once_per_run_not_once_per_file(
     from evalreg import writers
 
     flushed: list[Path] = []
+    synced: list[int] = []
+    fsynced: list[int] = []
     monkeypatch.setattr(writers, "_fsync_directory", flushed.append)
-    source = tmp_path / "in"
+    monkeypatch.setattr(writers.os, "sync", lambda: synced.append(1))
+    monkeypatch.setattr(writers.os, "fsync", fsynced.append)
+    source = _aggregates(tmp_path / "in")
+    options = MigrateOptions(to="latest", out=str(tmp_path / "out"))
+    events = list(migrate_paths(registry, [str(source)], options, jobs=jobs))
+    assert [e.status for e in events if not isinstance(e, RecordMigration)] == ["written"] * 6
+    assert synced == [1]  # the originals are intact: one flush of everything, at the end
+    assert fsynced == [] and flushed == []
+    written = sorted(p.name for p in (tmp_path / "out").rglob("*.json"))
+    assert written == [f"run{i}.json" for i in range(6)]
+
+
+def test_files_rewritten_in_place_are_synced_each_and_folders_once_per_run(
+    small_units: None, registry: Registry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from evalreg import writers
+
+    flushed: list[Path] = []
+    fsynced: list[int] = []
+    monkeypatch.setattr(writers, "_fsync_directory", flushed.append)
+    monkeypatch.setattr(writers.os, "fsync", fsynced.append)
+    source = _aggregates(tmp_path / "in")
+    options = MigrateOptions(to="latest", in_place=True)
+    events = list(migrate_paths(registry, [str(source)], options, jobs=1))
+    assert [e.status for e in events if not isinstance(e, RecordMigration)] == ["written"] * 6
+    assert len(fsynced) == 6  # each file replaces the only copy of its records
+    assert sorted(flushed) == [source / "m0", source / "m1"]
+
+
+def _aggregates(source: Path) -> Path:
+    """Write six old aggregate files into two folders of `source`; return it."""
     for index in range(6):
         target = source / f"m{index % 2}" / f"run{index}.json"
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(OLD_AGGREGATE.read_bytes())
-    options = MigrateOptions(to="latest", out=str(tmp_path / "out"))
-    events = list(migrate_paths(registry, [str(source)], options, jobs=jobs))
-    assert [e.status for e in events if not isinstance(e, RecordMigration)] == ["written"] * 6
-    if jobs == 1:  # workers flush in their own processes, where this test cannot count
-        assert sorted(flushed) == [tmp_path / "out" / "m0", tmp_path / "out" / "m1"]
+    return source

@@ -69,3 +69,29 @@ def test_a_crash_in_the_middle_of_migrating_a_jsonl_file_leaves_it_intact(
     )
     assert path.read_bytes() == original
     assert os.listdir(tmp_path) == ["samples.jsonl"]
+
+
+def test_a_new_file_gets_the_usual_mode_not_that_of_a_temporary_file(tmp_path: Path) -> None:
+    umask = os.umask(0o022)
+    try:
+        write_atomic(tmp_path / "new.json", b"{}")
+        with atomic_writer(tmp_path / "unsynced.json", sync=False) as stream:
+            stream.write(b"{}")
+    finally:
+        os.umask(umask)
+    for name in ("new.json", "unsynced.json"):
+        assert ((tmp_path / name).stat().st_mode & 0o777) == 0o644
+
+
+def test_an_unsynced_write_is_still_atomic_and_collects_its_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fsynced: list[int] = []
+    monkeypatch.setattr(os, "fsync", fsynced.append)
+    folders: set[Path] = set()
+    path = tmp_path / "sub" / "a.json"
+    with atomic_writer(path, folders=folders, sync=False) as stream:
+        stream.write(b"new")
+    assert path.read_bytes() == b"new"
+    assert fsynced == [] and folders == {path.parent}
+    assert os.listdir(path.parent) == ["a.json"]
