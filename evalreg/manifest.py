@@ -17,6 +17,10 @@ import yaml
 from evalreg.errors import RegistryError
 from evalreg.pointer import MISSING, resolve, split, to_pointer
 
+# libyaml's loader where PyYAML was built with it: the same safe loading, ten times faster, and
+# every command pays for it at start-up.
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 FileKind = Literal["json", "jsonl", "yaml"]
 _KINDS = ("json", "jsonl", "yaml")
 
@@ -281,7 +285,7 @@ def load_manifest(path: Path) -> FamilyManifest:
         RegistryError: the file cannot be read or is malformed.
     """
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_SAFE_LOADER)
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
         raise RegistryError(str(path), f"cannot read manifest: {err}") from err
     manifest = parse_manifest(data, str(path))
