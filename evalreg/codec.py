@@ -85,3 +85,27 @@ def copy_value(value: Any) -> Any:
     import copy
 
     return copy.deepcopy(value)
+
+
+def wide_integer_lines(block: bytes) -> set[int]:
+    """Return the indices of the lines of `block` that may hold an integer wider than 64 bits.
+
+    One pass over a whole block of lines costs less than one per line; the other lines can be
+    parsed with `loads_narrow`.
+    """
+    digits = block.translate(_DIGITS)
+    found: set[int] = set()
+    line = counted = 0
+    position = digits.find(_LONG_RUN)
+    while position >= 0:
+        line += block.count(b"\n", counted, position)
+        found.add(line)
+        counted = block.find(b"\n", position)
+        if counted < 0:
+            break
+        position = digits.find(_LONG_RUN, counted)
+    return found
+
+
+loads_narrow = orjson.loads
+"""Parse JSON text known to hold no integer wider than 64 bits (see `wide_integer_lines`)."""

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Literal
 
-from evalreg.codec import DecodeError, loads
+from evalreg.codec import DecodeError, loads, wide_integer_lines
 
 Kind = Literal["json", "jsonl", "yaml"]
 STDIN = "-"
@@ -174,6 +174,65 @@ def read_range(path: str, start: int, end: int) -> Iterator[bytes]:
             left -= len(line)
             if left <= 0:
                 return
+
+
+BLOCK_BYTES = 1 << 20
+"""How much `read_blocks` reads at a time."""
+
+
+@dataclass(frozen=True)
+class Block:
+    """Consecutive lines of a JSONL stream, without their line ends."""
+
+    lines: list[bytes]
+    wide: set[int]
+    """Indices of the lines that may hold an integer wider than 64 bits (`codec.loads` them)."""
+    ended: bool = True
+    """Whether the last line had its line end (false only for the last line of a file)."""
+
+
+def read_blocks(stream: IO[bytes], limit: int | None = None) -> Iterator[Block]:
+    """Yield the lines of a stream (up to `limit` bytes) in blocks of about `BLOCK_BYTES`.
+
+    The lines are those iterating the stream gives (split at `\n` only). Reading and checking
+    for wide integers a block at a time costs less than a line at a time.
+
+    Raises:
+        OSError, EOFError: the stream cannot be read.
+    """
+    carry = b""
+    left = limit
+    while True:
+        size = BLOCK_BYTES if left is None else min(BLOCK_BYTES, left)
+        data = stream.read(size) if size > 0 else b""
+        if left is not None:
+            left -= len(data)
+        if not data:
+            if carry:
+                yield Block([carry], wide_integer_lines(carry), ended=False)
+            return
+        lines = data.split(b"\n")
+        wide = wide_integer_lines(data)
+        if carry:
+            # The first line began in the previous read: check it whole.
+            lines[0] = carry + lines[0]
+            wide.discard(0)
+            if wide_integer_lines(lines[0]):
+                wide.add(0)
+        carry = lines.pop()
+        if lines:
+            yield Block(lines, wide - {len(lines)} if len(lines) in wide else wide)
+
+
+def read_range_blocks(path: str, start: int, end: int) -> Iterator[Block]:
+    """Yield the lines of the bytes `[start, end)` of a plain file in blocks; `start` begins a line.
+
+    Raises:
+        OSError: the file cannot be opened or read.
+    """
+    with open(path, "rb") as stream:
+        stream.seek(start)
+        yield from read_blocks(stream, end - start)
 
 
 def line_ranges(path: str, size: int, chunk: int) -> list[tuple[int, int]]:

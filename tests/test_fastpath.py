@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from evalreg import detect as detect_module
+from evalreg.codec import _DIGITS
 from evalreg.readers import read_items
 from evalreg.registry import Registry
 from evalreg.runner import ValidRun, check_item, validate_paths
@@ -243,3 +244,57 @@ def test_quick_check_counts_exactly_the_records_check_item_finds_valid(
     ]
     valid = sum(c.count for c in found if isinstance(c, ValidRun))
     assert valid == sum(1 for c in expected if c.status == "valid" and not c.issues) > 10
+
+
+@pytest.mark.parametrize("block_bytes", [1, 7, 64, 1 << 20])
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"{}",
+        b"{}\n",
+        b"\n\n{}\n",
+        b'{"a": 1}\r\n{"b": 2}\n',
+        b'{"n": 123456789012345678901234}\n{"n": 1}\n[9223372036854775808]\n{"s": "0"}',
+        b'{"n": 1}\n{"cut": 12345678901234567890',
+    ],
+    ids=["empty", "unended", "one", "blank", "crlf", "wide", "cut"],
+)
+def test_blocks_are_the_lines_of_the_stream_and_flag_every_wide_integer(
+    monkeypatch: pytest.MonkeyPatch, block_bytes: int, data: bytes
+) -> None:
+    import io
+
+    from evalreg import readers
+
+    monkeypatch.setattr(readers, "BLOCK_BYTES", block_bytes)
+    lines, wide = [], []
+    for block in readers.read_blocks(io.BytesIO(data)):
+        for index, line in enumerate(block.lines):
+            ended = block.ended or index < len(block.lines) - 1
+            if index in block.wide:
+                wide.append(len(lines))
+            lines.append(line + b"\n" if ended else line)
+    assert lines == list(io.BytesIO(data))
+    assert wide == [i for i, line in enumerate(lines) if b"0" * 19 in line.translate(_DIGITS)]
+
+
+def test_validating_lines_keeps_wide_integers_exact(registry: Registry, tmp_path: Path) -> None:
+    # Parsed as floats, two integers this wide would be one value twice.
+    schema = {"type": "object", "properties": {"n": {"uniqueItems": True}}}
+    factory_root = tmp_path / "reg"
+    (factory_root / "registry").mkdir(parents=True)
+    (factory_root / "registry" / "acme.big.yaml").write_text(
+        "name: acme.big\ntitle: Big\ndescription: Big numbers.\nkind: jsonl\n"
+        "markers:\n  - pointer: /v\n"
+    )
+    (factory_root / "schemas" / "acme.big").mkdir(parents=True)
+    (factory_root / "schemas" / "acme.big" / "1.0.schema.json").write_text(json.dumps(schema))
+    from evalreg.registry import load_registry
+
+    acme = load_registry([factory_root], builtin=False, verify=False)
+    path = tmp_path / "big.jsonl"
+    path.write_text(f'{{"v": "1.0", "n": [{2**70}, {2**70 + 1}]}}\n{{"v": "1.0", "n": [1, 1]}}\n')
+    found = list(validate_paths(acme, [str(path)]))
+    assert isinstance(found[0], ValidRun) and found[0].count == 1
+    assert [c.line for c in found[1:] if not isinstance(c, ValidRun)] == [2]
