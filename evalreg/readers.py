@@ -52,10 +52,10 @@ class Item:
 
 def file_kind(path: str | os.PathLike[str]) -> Kind | None:
     """Return the kind of a file from its name (`.gz` ignored), or None for another suffix."""
-    name = os.path.basename(os.fspath(path)).lower()
+    name = os.fspath(path).lower()
     if name.endswith(".gz"):
         name = name[:-3]
-    return _SUFFIXES.get(os.path.splitext(name)[1])
+    return _SUFFIXES.get(os.path.splitext(name)[1])  # splitext looks at the last part only
 
 
 def is_gzip(path: str | os.PathLike[str]) -> bool:
@@ -72,17 +72,25 @@ def open_binary(path: str | os.PathLike[str]) -> IO[bytes]:
     return open(path, "rb")
 
 
+_GLOB = re.compile(r"[*?\[]")
+
+
 class _Globs:
     """Glob patterns (`fnmatch`), compiled once, matched against a relative path or its name."""
 
     def __init__(self, patterns: Sequence[str]) -> None:
         alternatives = "|".join(f"(?:{fnmatch.translate(os.path.normcase(p))})" for p in patterns)
         self._match = re.compile(alternatives).match if patterns else None
+        # `*.json` and the like (every default) match a name ending so, whatever the folders.
+        literal = all(p.startswith("*") and not _GLOB.search(p[1:]) for p in patterns)
+        self._endings = tuple(os.path.normcase(p[1:]) for p in patterns) if literal else None
 
     def __call__(self, relative: str) -> bool:
         """Return whether `relative` (with `/` separators), or its last part, matches."""
         if self._match is None:
             return False
+        if self._endings is not None:
+            return os.path.normcase(relative).endswith(self._endings)
         name = relative.rsplit("/", 1)[-1]
         return bool(self._match(os.path.normcase(relative)) or self._match(os.path.normcase(name)))
 
@@ -252,6 +260,29 @@ def line_ranges(path: str, size: int, chunk: int) -> list[tuple[int, int]]:
             bounds.append(position)
     bounds.append(size)
     return list(itertools.pairwise(bounds))
+
+
+def read_whole(path: str) -> bytes:
+    """Return the bytes of a plain file (fewer system calls and objects than `open().read()`).
+
+    Raises:
+        OSError: the file cannot be opened or read.
+    """
+    fd = os.open(path, os.O_RDONLY | _BINARY)
+    try:
+        size = os.fstat(fd).st_size
+        data = os.read(fd, size + 1)
+        if len(data) <= size:
+            return data  # a short read of a regular file: the end
+        parts = [data]
+        while chunk := os.read(fd, 1 << 20):
+            parts.append(chunk)
+        return b"".join(parts)
+    finally:
+        os.close(fd)
+
+
+_BINARY = getattr(os, "O_BINARY", 0)
 
 
 def read_json(data: bytes, path: str) -> Iterator[Item]:

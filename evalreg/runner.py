@@ -27,6 +27,7 @@ from evalreg.readers import (
     cannot_read,
     empty_file,
     file_kind,
+    is_gzip,
     iter_files,
     jsonl_item,
     open_binary,
@@ -35,6 +36,7 @@ from evalreg.readers import (
     read_items_from_bytes,
     read_range,
     read_range_blocks,
+    read_whole,
     sniff_kind,
 )
 from evalreg.registry import Registry
@@ -248,6 +250,20 @@ class _QuickCheck:
     def file(self, path: str) -> Iterator[RecordCheck | ValidRun]:
         """Check every record of one file."""
         kind = file_kind(path)
+        if kind == "json" and path != STDIN and not is_gzip(path):
+            try:
+                data = read_whole(path)
+            except OSError:
+                pass  # the general path below says why
+            else:
+                try:
+                    if self.valid(loads(data), path):
+                        yield ValidRun(path, 1)
+                        return
+                except DecodeError:
+                    pass
+                yield from self.items(read_items_from_bytes(data, path, kind))
+                return
         if kind not in ("json", "jsonl") or path == STDIN:
             yield from self.items(read_items(path))
             return

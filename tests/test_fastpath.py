@@ -298,3 +298,21 @@ def test_validating_lines_keeps_wide_integers_exact(registry: Registry, tmp_path
     found = list(validate_paths(acme, [str(path)]))
     assert isinstance(found[0], ValidRun) and found[0].count == 1
     assert [c.line for c in found[1:] if not isinstance(c, ValidRun)] == [2]
+
+
+def test_whole_file_reads_and_suffix_globs_match_the_general_ones(tmp_path: Path) -> None:
+    from evalreg.readers import _Globs, read_whole
+
+    path = tmp_path / "a.json"
+    for data in (b"", b"{}", b"x" * 3_000_000):
+        path.write_bytes(data)
+        assert read_whole(str(path)) == data
+    with pytest.raises(OSError):
+        read_whole(str(tmp_path))
+    names = ["a.json", "b/c.JSON", "d.jsonl.gz", "e.json.bak", "f/.json", "g.yml"]
+    for patterns in (["*.json", "*.jsonl.gz"], ["*.yml"]):
+        fast = _Globs(patterns)
+        assert fast._endings is not None
+        general = _Globs([*patterns, "[!-]"])  # a glob character: the regular expression
+        assert general._endings is None
+        assert [fast(n) for n in names] == [general(n) and n != "x" for n in names]
