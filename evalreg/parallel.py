@@ -91,7 +91,12 @@ def plan(paths: Iterable[str], jobs: int) -> tuple[list[str], Iterator[Unit] | N
             ahead.append((path, _size(path)))
             total += ahead[-1][1]
             if total >= POOL_MIN_BYTES:
-                return [], _units(itertools.chain(ahead, ((p, _size(p)) for p in paths)), jobs)
+                # Only files that may be cut into ranges need their true size from here on; the
+                # others are grouped as if of the typical size seen so far. Sizing every file
+                # would cost the parent, which hands out all the work, a tenth of a worker's.
+                typical = total // len(ahead)
+                rest = ((p, _size(p) if _splittable(p) else typical) for p in paths)
+                return [], _units(itertools.chain(ahead, rest), jobs)
     return [path for path, _ in ahead] + list(paths), None
 
 

@@ -319,11 +319,23 @@ def _frozen() -> Iterator[None]:
         gc.unfreeze()
 
 
+Checked = tuple[list[RecordCheck | ValidRun], int] | int
+"""What a worker reports of one part: its results and number of lines, or for a whole file whose
+records are all valid, just how many (the parent knows the path: far less to send back)."""
+
+
 def _check_unit(
     registry: Registry, unit: parallel.Unit, family: str | None, version: str | None
-) -> list[tuple[list[RecordCheck | ValidRun], int]]:
+) -> list[Checked]:
     quick = _QuickCheck(registry, family, version)
-    return [quick.part(part) for part in unit]
+    found: list[Checked] = []
+    for part in unit:
+        checks, lines = quick.part(part)
+        if part.whole and len(checks) == 1 and isinstance(checks[0], ValidRun):
+            found.append(checks[0].count)
+        else:
+            found.append((checks, lines))
+    return found
 
 
 def validate_paths(
@@ -357,7 +369,11 @@ def validate_paths(
         return
     offset = 0
     for unit, found in parallel.imap(_check_unit, units, registry, jobs, (family, version)):
-        for part, (checks, lines) in zip(unit, found, strict=True):
+        for part, checked in zip(unit, found, strict=True):
+            if isinstance(checked, int):
+                yield ValidRun(part.path, checked)
+                continue
+            checks, lines = checked
             for check in checks:
                 if offset and isinstance(check, RecordCheck) and check.line is not None:
                     check = replace(check, line=check.line + offset)
@@ -566,8 +582,11 @@ def _migrate_document(
     folders: set[Path] | None,
 ) -> Iterator[RecordMigration]:
     try:
-        with open_binary(path) as stream:
-            original = stream.read()
+        if path == STDIN or is_gzip(path):
+            with open_binary(path) as stream:
+                original = stream.read()
+        else:
+            original = read_whole(path)
     except OSError as err:
         yield tally.add(RecordMigration(path, None, None, f"cannot read: {err}"))
         return

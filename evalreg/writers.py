@@ -84,7 +84,8 @@ def atomic_writer(
     folder), and call `sync_written(folders, files_synced=False)` once at the end.
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    if folders is None or target.parent not in folders:  # else written to already: it exists
+        target.parent.mkdir(parents=True, exist_ok=True)
     if compress is None:
         compress = target.name.lower().endswith(".gz")
     fd, temp = _create_temporary(target)
