@@ -516,11 +516,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="small inputs, one run each")
     parser.add_argument("--data", type=Path, default=HERE / "data", help="where the inputs go")
     parser.add_argument("--repeat", type=int, default=None, help="runs per figure (best kept)")
+    parser.add_argument(
+        "--idle",
+        type=float,
+        default=None,
+        help=f"seconds to wait for an idle machine before each run (default {IDLE_TIMEOUT:g})",
+    )
     args = parser.parse_args(argv)
     sizes = QUICK if args.quick else FULL
     repeat = args.repeat or (1 if args.quick else 3)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    report = benchmark(args.data, sizes, repeat, cores or 1, 0.0 if args.quick else IDLE_TIMEOUT)
+    idle = args.idle if args.idle is not None else 0.0 if args.quick else IDLE_TIMEOUT
+    report = benchmark(args.data, sizes, repeat, cores or 1, idle)
     print(f"\n{sys.platform}, {cores} cores, Python {sys.version.split()[0]}, best of {repeat}\n")
     print(render(report))
     missed = [t for t in report.targets if t.met is False]
