@@ -19,7 +19,8 @@ carried unchanged.
 Downgrade: the moves back (one provider becomes `target`, several `execution.targets`). Lost,
 only with allow-loss: provider objects with settings, prompts other than the default one, test
 variables other than input and input_files, default_test variables, thresholds, test
-descriptions.
+descriptions, and an `execution.target` that is no string or `execution.targets` that are not
+all strings (era 4 leaves `execution` free-form; 3.1 names targets there).
 """
 
 from __future__ import annotations
@@ -136,6 +137,21 @@ def _provider(value: Any, where: str, ctx: StepContext) -> Any:
     return value
 
 
+def _down_execution(value: dict[str, Any], where: str, ctx: StepContext) -> dict[str, Any]:
+    """Return an execution for era 3.1, whose `target` and `targets` are names."""
+    out: dict[str, Any] = {}
+    for key, setting in value.items():
+        if key == "target" and not isinstance(setting, str):
+            ctx.lose(f"{where}/target", "era 3.1 names the target with a string")
+        elif key == "targets" and not (
+            isinstance(setting, list) and all(isinstance(item, str) for item in setting)
+        ):
+            ctx.lose(f"{where}/targets", "era 3.1 lists the targets by their names")
+        else:
+            out[key] = copy.deepcopy(setting)
+    return out
+
+
 def _down_test(test: Any, where: str, ctx: StepContext) -> Any:
     if not isinstance(test, dict):
         return copy.deepcopy(test)
@@ -151,6 +167,8 @@ def _down_test(test: Any, where: str, ctx: StepContext) -> Any:
             out["assertions"] = _checks(value, "assert", "assertions")
         elif key in ("threshold", "description"):
             ctx.lose(f"{where}/{key}", f"era 3.1 tests have no {key}")
+        elif key == "execution" and isinstance(value, dict):
+            out[key] = _down_execution(value, f"{where}/execution", ctx)
         else:
             out[key] = copy.deepcopy(value)
     return out
@@ -193,7 +211,7 @@ def downgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
             _down_default(value, out, ctx)
         elif key == "execution" and isinstance(value, dict):
             execution = out.setdefault("execution", {})
-            out["execution"] = {**copy.deepcopy(value), **execution}
+            out["execution"] = {**_down_execution(value, "/execution", ctx), **execution}
         elif key == "tests" and isinstance(value, list):
             out[key] = [_down_test(t, f"/tests/{i}", ctx) for i, t in enumerate(value)]
         else:
