@@ -26,6 +26,17 @@ from evalreg.loader import default_registry, load
 from evalreg.manifest import FamilyManifest
 from evalreg.migrate import MigrationResult, Note, Param, Step, StepContext
 from evalreg.registry import Registry, load_registry
+from evalreg.stepkit import (
+    as_text,
+    carry,
+    clone,
+    insert_after,
+    relabel,
+    rename_key,
+    rename_key_each,
+    to_pointer,
+    unchanged,
+)
 from evalreg.validate import Issue
 
 if TYPE_CHECKING:
@@ -82,11 +93,20 @@ __all__ = [
     "UnknownFamilyError",
     "UnknownVersionError",
     "__version__",
+    "as_text",
+    "carry",
     "changelog_markdown",
+    "clone",
     "default_registry",
     "diff_schemas",
+    "insert_after",
     "load",
     "load_registry",
     "published_registry",
+    "relabel",
+    "rename_key",
+    "rename_key_each",
     "schema_uri",
+    "to_pointer",
+    "unchanged",
 ]
