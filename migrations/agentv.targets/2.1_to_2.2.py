@@ -7,37 +7,17 @@ and a file without `$schema` stays without. Every target and setting is carried 
 which is also why the downgrade, which restores the old label, loses nothing. (Files dropped
 `$schema` on 2025-12-30, while 2.2 was current; the step does not drop it, since a file
 without one is read as 2.2 anyway.)
+
+The step itself only copies the record: the engine writes the label after every step, from
+the family's marker template, and only where the record carried one.
 """
 
 from __future__ import annotations
 
-import copy
-from typing import Any
-
-from evalreg.migrate import StepContext
+from evalreg.stepkit import unchanged
 
 FROM = "2.1"
 TO = "2.2"
 PARAMS = ()
 
-
-def _label(version: str) -> str:
-    return f"agentv-targets-v{version}"
-
-
-def _relabel(record: dict[str, Any], version: str) -> dict[str, Any]:
-    """Return a copy of `record` whose `$schema`, if it has one, names `version`."""
-    out = copy.deepcopy(record)
-    if "$schema" in out:
-        out["$schema"] = _label(version)
-    return out
-
-
-def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
-    """Return a copy of `record` labelled 2.2 where it carries a label."""
-    return _relabel(record, TO)
-
-
-def downgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
-    """Return a copy of `record` labelled 2.1 where it carries a label."""
-    return _relabel(record, FROM)
+upgrade = downgrade = unchanged
