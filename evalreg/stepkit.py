@@ -145,18 +145,19 @@ def carry(
     *,
     source: str,
     target: str,
-    clash: str,
+    clash: str | None = None,
 ) -> bool:
     """Put `value` at `holder[key]` and report it moved from `source` to `target`.
 
     Where `holder[key]` already holds a different value, nothing is overwritten: the value is
-    reported lost at `source`, with `clash` as the reason. Return whether the value was put.
+    reported lost at `source`, with `clash` as the reason (by default "<target> already holds
+    another value"). Return whether the value was put.
 
     Raises:
         DataLossError: the value clashes and the user did not allow loss.
     """
     if key in holder and holder[key] != value:
-        ctx.lose(source, clash)
+        ctx.lose(source, f"{target} already holds another value" if clash is None else clash)
         return False
     holder[key] = value
     ctx.moved(source, target)

@@ -283,6 +283,8 @@ def test_carry_never_overwrites_another_value() -> None:
     assert not carry(details, "seed", "42", ctx, source="/seed", target="/d", clash="taken")
     assert details == {"seed": "7"}
     assert [(n.kind, n.pointer, n.detail) for n in ctx.notes] == [("lost", "/seed", "taken")]
+    carry(details, "seed", "42", ctx, source="/seed", target="/d/seed")
+    assert ctx.notes[-1].detail == "/d/seed already holds another value"
 
 
 # -- the public names ----------------------------------------------------------------------

@@ -33,11 +33,11 @@
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 from urllib.parse import urlsplit
 
 from evalreg.migrate import Param, StepContext
+from evalreg.stepkit import carry, clone, insert_after, to_pointer
 
 FROM = "0.1.0"
 TO = "0.2.0"
@@ -62,19 +62,14 @@ _TOP_LEVEL = (
 _NOTES = "notes"
 
 
-def _ptr(*parts: str | int) -> str:
-    """Build an RFC 6901 pointer from unescaped parts."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
-
-
 def _result_source(source: Any, result: dict[str, Any], dataset_name: Any) -> dict[str, Any]:
     """Return the 0.2.0 `source_data` of one result from the 0.1.0 top-level value."""
     if isinstance(source, list):
         name = dataset_name if dataset_name is not None else result.get("evaluation_name")
         if not source:
             return {"source_type": "other", "dataset_name": name}
-        return {"source_type": "url", "url": copy.deepcopy(source), "dataset_name": name}
-    return {"source_type": "hf_dataset", **copy.deepcopy(source)}
+        return {"source_type": "url", "url": clone(source), "dataset_name": name}
+    return {"source_type": "hf_dataset", **clone(source)}
 
 
 def _format_of(path: str) -> str | None:
@@ -87,26 +82,12 @@ def _format_of(path: str) -> str | None:
     return None
 
 
-def _insert_after(mapping: dict[str, Any], after: str, key: str, value: Any) -> dict[str, Any]:
-    """Return a copy of `mapping` with `key` placed right after `after` (or last)."""
-    out: dict[str, Any] = {}
-    for name, item in mapping.items():
-        out[name] = item
-        if name == after:
-            out[key] = value
-    out[key] = value
-    return out
-
-
 def _put(
     details: dict[str, Any], key: str, value: Any, src: str, dst: str, ctx: StepContext
 ) -> None:
     """Move `value` into `details[key]` unless that would overwrite a different value."""
-    if key in details and details[key] != value:
-        ctx.lose(src, f"{dst} already holds a different value")
-        return
-    details[key] = value
-    ctx.moved(src, dst)
+    clash = f"{dst} already holds a different value"
+    carry(details, key, value, ctx, source=src, target=dst, clash=clash)
 
 
 def _generation_config(config: dict[str, Any], where: str, ctx: StepContext) -> dict[str, Any]:
@@ -116,14 +97,14 @@ def _generation_config(config: dict[str, Any], where: str, ctx: StepContext) -> 
     old_details = config.get("additional_details")
     details: dict[str, Any] = dict(old_details) if isinstance(old_details, dict) else {}
     if "additional_details" in config and not isinstance(old_details, dict):
-        _put(details, _NOTES, old_details, details_at, details_at + _ptr(_NOTES), ctx)
+        _put(details, _NOTES, old_details, details_at, details_at + to_pointer([_NOTES]), ctx)
     for key, value in config.items():
         if key == "additional_details":
             continue
         if key == "generation_args" and isinstance(value, dict):
             out[key] = value
             continue
-        _put(details, key, value, where + _ptr(key), details_at + _ptr(key), ctx)
+        _put(details, key, value, where + to_pointer([key]), details_at + to_pointer([key]), ctx)
     if details or "additional_details" in config:
         out["additional_details"] = details
     return out
@@ -131,7 +112,7 @@ def _generation_config(config: dict[str, Any], where: str, ctx: StepContext) -> 
 
 def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
     """Return `record` at 0.2.0 without changing it."""
-    out = copy.deepcopy(record)
+    out = clone(record)
     out["schema_version"] = TO
 
     model_info = out.get("model_info")
@@ -148,10 +129,10 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
     for index, result in enumerate(results):
         if not isinstance(result, dict):
             continue
-        where = _ptr("evaluation_results", index)
+        where = to_pointer(("evaluation_results", index))
         if has_source and "source_data" not in result:
             value = _result_source(source, result, ctx.params.get("dataset_name"))
-            result = results[index] = _insert_after(result, "evaluation_name", "source_data", value)
+            result = results[index] = insert_after(result, "evaluation_name", "source_data", value)
             ctx.moved("/source_data", where + "/source_data")
             carried = True
         score_details = result.get("score_details")
@@ -205,6 +186,6 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
             ctx.lose(src, "neither a file path nor a list of samples")
 
     for key in [k for k in out if k not in _TOP_LEVEL]:
-        ctx.lose(_ptr(key), f"0.2.0 allows no top-level field {key!r}")
+        ctx.lose(to_pointer([key]), f"0.2.0 allows no top-level field {key!r}")
         del out[key]
     return out

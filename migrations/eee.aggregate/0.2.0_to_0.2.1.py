@@ -26,11 +26,10 @@
 
 from __future__ import annotations
 
-import copy
-import json
 from typing import Any
 
 from evalreg.migrate import Param, StepContext
+from evalreg.stepkit import as_text, carry, clone, insert_after, to_pointer
 
 FROM = "0.2.0"
 TO = "0.2.1"
@@ -67,30 +66,18 @@ _GENERATION_ARGS = frozenset(
 _STRING_FIELDS = ("metric_id", "metric_name", "metric_kind", "metric_unit")
 
 
-def _text(value: Any) -> str:
-    """Return `value` as a string that `json.loads` reads back (strings stay as they are)."""
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
 def _strings_only(holder: dict[str, Any], key: str) -> None:
     """Turn the values of the object at `holder[key]` into strings, if it is an object."""
     value = holder.get(key)
     if isinstance(value, dict):
-        holder[key] = {name: _text(item) for name, item in value.items()}
+        holder[key] = {name: as_text(item) for name, item in value.items()}
 
 
 def _scalar(value: Any) -> Any:
     """Return `value` if it is a JSON scalar, else its compact JSON text."""
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
-    return _text(value)
-
-
-def _ptr(*parts: str | int) -> str:
-    """Build an RFC 6901 pointer from unescaped parts."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+    return as_text(value)
 
 
 def _model_info(model_info: Any) -> None:
@@ -106,7 +93,7 @@ def _source_data(source: Any) -> None:
     _strings_only(source, "additional_details")
     sample_ids = source.get("sample_ids")
     if isinstance(sample_ids, list):
-        source["sample_ids"] = [_text(item) for item in sample_ids]
+        source["sample_ids"] = [as_text(item) for item in sample_ids]
 
 
 def _metric_config(config: Any) -> None:
@@ -115,7 +102,7 @@ def _metric_config(config: Any) -> None:
         return
     for name in _STRING_FIELDS:
         if name in config:
-            config[name] = _text(config[name])
+            config[name] = as_text(config[name])
     parameters = config.get("metric_parameters")
     if isinstance(parameters, dict):
         config["metric_parameters"] = {k: _scalar(v) for k, v in parameters.items()}
@@ -149,7 +136,7 @@ def _generation_config(config: Any, where: str, ctx: StepContext) -> None:
     if isinstance(plan, dict):
         _strings_only(plan, "config")
         if isinstance(plan.get("steps"), list):
-            plan["steps"] = [_text(step) for step in plan["steps"]]
+            plan["steps"] = [as_text(step) for step in plan["steps"]]
     extra = [key for key in args if key not in _GENERATION_ARGS]
     if not extra:
         return
@@ -157,16 +144,14 @@ def _generation_config(config: Any, where: str, ctx: StepContext) -> None:
         config["additional_details"] = {}
     details = config["additional_details"]
     for key in extra:
-        src = where + _ptr("generation_args", key)
-        dst = where + _ptr("additional_details", key)
-        value = _text(args.pop(key))
+        src = where + to_pointer(("generation_args", key))
+        dst = where + to_pointer(("additional_details", key))
+        value = as_text(args.pop(key))
         if not isinstance(details, dict):
             ctx.lose(src, "generation_args is closed in 0.2.1 and additional_details is no object")
-        elif key in details and details[key] != value:
-            ctx.lose(src, f"generation_args is closed in 0.2.1 and {dst} holds another value")
         else:
-            details[key] = value
-            ctx.moved(src, dst)
+            clash = f"generation_args is closed in 0.2.1 and {dst} holds another value"
+            carry(details, key, value, ctx, source=src, target=dst, clash=clash)
 
 
 def _detailed_results(out: dict[str, Any], ctx: StepContext) -> None:
@@ -193,19 +178,12 @@ def _with_eval_library(out: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
             value = ctx.params.get(param)
             library[key] = "unknown" if value is None else str(value)
     _strings_only(library, "additional_details")
-    ordered: dict[str, Any] = {}
-    for key, value in out.items():
-        if key != "eval_library":
-            ordered[key] = value
-        if key == "model_info":
-            ordered["eval_library"] = library
-    ordered["eval_library"] = library
-    return ordered
+    return insert_after(out, "model_info", "eval_library", library)
 
 
 def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
     """Return `record` at 0.2.1 without changing it."""
-    out = copy.deepcopy(record)
+    out = clone(record)
     out["schema_version"] = TO
     metadata = out.get("source_metadata")
     if isinstance(metadata, dict):
@@ -216,13 +194,13 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
         if not isinstance(result, dict):
             continue
         if "evaluation_result_id" in result:
-            result["evaluation_result_id"] = _text(result["evaluation_result_id"])
+            result["evaluation_result_id"] = as_text(result["evaluation_result_id"])
         _source_data(result.get("source_data"))
         _metric_config(result.get("metric_config"))
         score_details = result.get("score_details")
         if isinstance(score_details, dict):
             _strings_only(score_details, "details")
-        where = _ptr("evaluation_results", index, "generation_config")
+        where = to_pointer(("evaluation_results", index, "generation_config"))
         _generation_config(result.get("generation_config"), where, ctx)
     _detailed_results(out, ctx)
     return _with_eval_library(out, ctx)

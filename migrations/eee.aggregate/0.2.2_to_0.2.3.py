@@ -25,12 +25,12 @@
 
 from __future__ import annotations
 
-import copy
 import math
 import re
 from typing import Any
 
 from evalreg.migrate import Param, StepContext
+from evalreg.stepkit import carry, clone, to_pointer
 
 FROM = "0.2.2"
 TO = "0.2.3"
@@ -64,11 +64,6 @@ _FILE_PATH = re.compile("^data/[^/]+/[^/]+/[^/]+/" + _UUID4 + r"_samples\.jsonl$
 _DETAILED = "/detailed_evaluation_results"
 
 
-def _ptr(*parts: str | int) -> str:
-    """Build an RFC 6901 pointer from unescaped parts."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
-
-
 def _choice(ctx: StepContext, name: str) -> str:
     """Return the parameter `name`, checked against its enum."""
     value = ctx.params.get(name)
@@ -91,7 +86,7 @@ def _model_info(model_info: Any, where: str, chosen: dict[str, str], ctx: StepCo
             continue
         if key in details:
             ctx.lose(
-                where + _ptr("additional_details", key),
+                where + to_pointer(("additional_details", key)),
                 f"{details[key]!r} is not one of {', '.join(allowed)}; replaced by {chosen[key]!r}",
             )
         details[key] = chosen[key]
@@ -115,7 +110,7 @@ def _metric_config(config: Any, chosen: dict[str, str], where: str, ctx: StepCon
     judges = scoring.get("judges") if isinstance(scoring, dict) else None
     for index, judge in enumerate(judges if isinstance(judges, list) else []):
         if isinstance(judge, dict):
-            at = where + _ptr("llm_scoring", "judges", index, "model_info")
+            at = where + to_pointer(("llm_scoring", "judges", index, "model_info"))
             _model_info(judge.get("model_info"), at, chosen, ctx)
 
 
@@ -172,12 +167,8 @@ def _relocate(detailed: dict[str, Any], new_path: str, ctx: StepContext) -> None
         detailed[key] = new
         if old is None or old == new:
             continue
-        dst = _DETAILED + _ptr("additional_details", keep_as)
-        if keep_as in details and details[keep_as] != str(old):
-            ctx.lose(_DETAILED + _ptr(key), f"{dst} already holds another value")
-            continue
-        details[keep_as] = str(old)
-        ctx.moved(_DETAILED + _ptr(key), dst)
+        dst = _DETAILED + to_pointer(("additional_details", keep_as))
+        carry(details, keep_as, str(old), ctx, source=_DETAILED + to_pointer([key]), target=dst)
     if details or "additional_details" in detailed:
         detailed["additional_details"] = details
 
@@ -185,14 +176,14 @@ def _relocate(detailed: dict[str, Any], new_path: str, ctx: StepContext) -> None
 def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
     """Return `record` at 0.2.3 without changing it."""
     chosen = {name: _choice(ctx, name) for name in _ENUMS}
-    out = copy.deepcopy(record)
+    out = clone(record)
     out["schema_version"] = TO
     _model_info(out.get("model_info"), "/model_info", chosen, ctx)
     judge_choice = {name: "unknown" for name in _ENUMS}
     results = out.get("evaluation_results")
     for index, result in enumerate(results if isinstance(results, list) else []):
         if isinstance(result, dict):
-            where = _ptr("evaluation_results", index, "metric_config")
+            where = to_pointer(("evaluation_results", index, "metric_config"))
             _metric_config(result.get("metric_config"), judge_choice, where, ctx)
     _detailed_results(out, ctx)
     return out

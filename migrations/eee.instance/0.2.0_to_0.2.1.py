@@ -24,12 +24,11 @@
 
 from __future__ import annotations
 
-import copy
-import json
 import re
 from typing import Any
 
 from evalreg.migrate import StepContext
+from evalreg.stepkit import as_text, carry, clone, to_pointer
 
 FROM = "0.2.0"
 TO = "0.2.1"
@@ -58,21 +57,9 @@ _PERFORMANCE = ("latency_ms", "time_to_first_token_ms", "generation_time_ms", "a
 _OLD_LOCATOR = re.compile(r"^interactions(?=$|[\[.])")
 
 
-def _text(value: Any) -> str:
-    """Return `value` as a string that `json.loads` reads back (strings stay as they are)."""
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
 def _strings(mapping: dict[str, Any]) -> dict[str, str]:
     """Return `mapping` with every value as text."""
-    return {key: _text(value) for key, value in mapping.items()}
-
-
-def _ptr(*parts: str | int) -> str:
-    """Build an RFC 6901 pointer from unescaped parts."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+    return {key: as_text(value) for key, value in mapping.items()}
 
 
 def _as_list(holder: dict[str, Any], key: str) -> None:
@@ -104,15 +91,13 @@ def _metadata(out: dict[str, Any], ctx: StepContext) -> None:
     if metadata is None:
         out["metadata"] = metadata = {}
     for key in extra:
-        value = _text(out.pop(key))
-        src, dst = _ptr(key), _ptr("metadata", key)
+        value = as_text(out.pop(key))
+        src, dst = to_pointer([key]), to_pointer(("metadata", key))
         if not isinstance(metadata, dict):
             ctx.lose(src, "0.2.1 allows no such top-level field and metadata is no object")
-        elif key in metadata and metadata[key] != value:
-            ctx.lose(src, f"0.2.1 allows no such top-level field and {dst} holds another value")
         else:
-            metadata[key] = value
-            ctx.moved(src, dst)
+            clash = f"0.2.1 allows no such top-level field and {dst} holds another value"
+            carry(metadata, key, value, ctx, source=src, target=dst, clash=clash)
 
 
 def _performance(performance: Any, ctx: StepContext) -> None:
@@ -123,7 +108,8 @@ def _performance(performance: Any, ctx: StepContext) -> None:
         performance["additional_details"] = _strings(performance["additional_details"])
     for key in performance:
         if key not in _PERFORMANCE:
-            ctx.kept(_ptr("performance", key), "performance accepts extra fields in 0.2.1 too")
+            where = to_pointer(("performance", key))
+            ctx.kept(where, "performance accepts extra fields in 0.2.1 too")
 
 
 def _renamed(out: dict[str, Any]) -> dict[str, Any]:
@@ -133,7 +119,7 @@ def _renamed(out: dict[str, Any]) -> dict[str, Any]:
 
 def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
     """Return `record` at 0.2.1 without changing it."""
-    out = copy.deepcopy(record)
+    out = clone(record)
     out["schema_version"] = TO
     _metadata(out, ctx)
     if "interactions" in out:
@@ -141,7 +127,7 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
         ctx.moved("/interactions", "/messages")
     _messages(out.get("messages"))
     if "evaluation_result_id" in out:
-        out["evaluation_result_id"] = _text(out["evaluation_result_id"])
+        out["evaluation_result_id"] = as_text(out["evaluation_result_id"])
     sample_id = out.get("sample_id")
     if isinstance(sample_id, int) and not isinstance(sample_id, bool):
         out["sample_id"] = str(sample_id)
