@@ -12,6 +12,7 @@ import inspect
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
@@ -119,7 +120,7 @@ class Step:
         """Return the version this move ends at."""
         return self.module.target if self.direction == "up" else self.module.source
 
-    @property
+    @cached_property
     def name(self) -> str:
         """Return e.g. `0.1.0 -> 0.2.0`."""
         return f"{self.source} -> {self.target}"
@@ -328,16 +329,22 @@ def check_params(registry: Registry, params: Mapping[str, Any], family: str | No
         raise ParameterError(f"unknown parameter {', '.join(unknown)} (known: {known})")
 
 
+@lru_cache(maxsize=256)
+def _tokens(pointer: str) -> tuple[str, ...]:
+    return tuple(split(pointer))
+
+
 def _set_marker(registry: Registry, family: str, record: Any, before: Any, version: str) -> Any:
     manifest = registry.manifest(family)
     marker = next((m for m in manifest.markers if m.template is not None), None)
     if marker is None or not isinstance(record, dict):
         return record
+    tokens = _tokens(marker.pointer)
     if marker.when == "present" and resolve(before, marker.pointer) is MISSING:
         return record
     value = marker.render(version)
-    tokens = split(marker.pointer)
-    if resolve(record, marker.pointer) == value:
+    found = record.get(tokens[0], MISSING) if len(tokens) == 1 else resolve(record, marker.pointer)
+    if found == value:
         return record
     updated = dict(record)
     if len(tokens) == 1:
