@@ -18,11 +18,11 @@ no place in era 1.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from evalreg.errors import MigrationError
 from evalreg.migrate import StepContext
+from evalreg.stepkit import clone
 
 FROM = "1"
 TO = "2"
@@ -33,11 +33,11 @@ _JUDGE = "llm_judge"
 
 def _case(case: Any, where: str, evaluators: list[dict[str, Any]] | None) -> Any:
     if not isinstance(case, dict):
-        return copy.deepcopy(case)
+        return clone(case)
     out: dict[str, Any] = {}
     for key, value in case.items():
         if key != "messages" or not isinstance(value, list) or not value:
-            out[key] = copy.deepcopy(value)
+            out[key] = clone(value)
             continue
         *inputs, expected = value
         if not isinstance(expected, dict) or expected.get("role") != "assistant":
@@ -47,12 +47,12 @@ def _case(case: Any, where: str, evaluators: list[dict[str, Any]] | None) -> Any
                 f"{where}/messages: the last turn is not an assistant turn, so the case has no "
                 "expected reply; end the conversation with the expected assistant turn",
             )
-        out["input_messages"] = copy.deepcopy(inputs)
-        out["expected_messages"] = [copy.deepcopy(expected)]
+        out["input_messages"] = clone(inputs)
+        out["expected_messages"] = [clone(expected)]
     if evaluators is not None:
         execution = out.setdefault("execution", {})
         if isinstance(execution, dict):
-            execution["evaluators"] = copy.deepcopy(evaluators)
+            execution["evaluators"] = clone(evaluators)
     return out
 
 
@@ -75,5 +75,5 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
                 _case(case, f"/testcases/{index}", evaluators) for index, case in enumerate(value)
             ]
         else:
-            out[key] = copy.deepcopy(value)
+            out[key] = clone(value)
     return out

@@ -25,10 +25,10 @@ skip_defaults, checks of types 2.1 does not know, and `execution.targets` of sev
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from evalreg.migrate import StepContext
+from evalreg.stepkit import clone
 
 FROM = "2.1"
 TO = "3"
@@ -54,17 +54,17 @@ _PACK = ("name", "version", "author", "tags", "license", "requires", "workspace"
 def _check(item: Any) -> Any:
     """Return one 2.1 evaluator as an era-3 check."""
     if not isinstance(item, dict):
-        return copy.deepcopy(item)
+        return clone(item)
     out: dict[str, Any] = {}
     for key, value in item.items():
         if key == "type":
             out[key] = {"code": "code_judge", "rubric": "rubrics"}.get(value, value)
         elif key == "rubrics" and item.get("type") == "rubric":
-            out["criteria"] = copy.deepcopy(value)
+            out["criteria"] = clone(value)
         elif key == "evaluators" and item.get("type") == "composite" and isinstance(value, list):
             out["assert"] = [_check(inner) for inner in value]
         else:
-            out[key] = copy.deepcopy(value)
+            out[key] = clone(value)
     return out
 
 
@@ -82,7 +82,7 @@ def _default_check(record: dict[str, Any], ctx: StepContext) -> dict[str, Any] |
 
 def _test(case: Any, where: str, default: dict[str, Any] | None, ctx: StepContext) -> Any:
     if not isinstance(case, dict):
-        return copy.deepcopy(case)
+        return clone(case)
     out: dict[str, Any] = {}
     listed: list[Any] = []
     own: list[Any] = []
@@ -90,16 +90,16 @@ def _test(case: Any, where: str, default: dict[str, Any] | None, ctx: StepContex
     metadata: dict[str, Any] = {}
     for key, value in case.items():
         if key == "expected_outcome" or (key == "outcome" and "expected_outcome" not in case):
-            out["criteria"] = copy.deepcopy(value)
+            out["criteria"] = clone(value)
         elif key == "outcome":
             if value != case["expected_outcome"]:
                 ctx.lose(f"{where}/outcome", "the case also has expected_outcome")
         elif key == "input_messages":
-            out["input"] = copy.deepcopy(value)
+            out["input"] = clone(value)
         elif key == "expected_messages":
-            out["expected_output"] = copy.deepcopy(value)
+            out["expected_output"] = clone(value)
         elif key == "execution" and isinstance(value, dict):
-            rest = {k: copy.deepcopy(v) for k, v in value.items() if k != "evaluators"}
+            rest = {k: clone(v) for k, v in value.items() if k != "evaluators"}
             if rest:
                 out["execution"] = rest
             listed = [_check(item) for item in value.get("evaluators") or ()]
@@ -108,17 +108,17 @@ def _test(case: Any, where: str, default: dict[str, Any] | None, ctx: StepContex
             own = [_check(item) for item in value]
             out.setdefault("assert", None)
         elif key == "rubrics":
-            rubrics = [{"type": "rubrics", "criteria": copy.deepcopy(value)}]
+            rubrics = [{"type": "rubrics", "criteria": clone(value)}]
             out.setdefault("assert", None)
         elif key == "note":
-            metadata["note"] = copy.deepcopy(value)
+            metadata["note"] = clone(value)
             ctx.kept(f"{where}/metadata/note", "era 3 has no note field; kept in the metadata")
         else:
-            out[key] = copy.deepcopy(value)
+            out[key] = clone(value)
     # One list where the first of its sources was, in a fixed order.
     checks = listed + own + rubrics
     if not checks and default is not None:
-        checks = [copy.deepcopy(default)]
+        checks = [clone(default)]
     if checks:
         out["assert"] = checks
     else:
@@ -141,16 +141,16 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
         elif key == "evaluator":
             continue
         elif key == "dataset":
-            metadata["dataset"] = copy.deepcopy(value)
+            metadata["dataset"] = clone(value)
             ctx.kept("/metadata/dataset", "era 3 has no dataset field; kept in the metadata")
         elif key == "execution" and isinstance(value, dict):
-            rest = {k: copy.deepcopy(v) for k, v in value.items() if k != "evaluators"}
+            rest = {k: clone(v) for k, v in value.items() if k != "evaluators"}
             if rest:
                 out["execution"] = rest
             if value.get("evaluators"):
                 out["assert"] = [_check(item) for item in value["evaluators"]]
         else:
-            out[key] = copy.deepcopy(value)
+            out[key] = clone(value)
     if metadata:
         out["metadata"] = metadata
     return out
@@ -162,7 +162,7 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
 def _evaluator(item: Any, where: str, index: int, ctx: StepContext) -> Any:
     """Return one era-3 check as a 2.1 evaluator, or None when it is lost."""
     if not isinstance(item, dict):
-        return copy.deepcopy(item)
+        return clone(item)
     kind = item.get("type")
     if kind == "rubrics":
         kind = "rubric"
@@ -176,12 +176,12 @@ def _evaluator(item: Any, where: str, index: int, ctx: StepContext) -> Any:
         if key == "type":
             out[key] = kind
         elif key == "criteria" and kind == "rubric":
-            out["rubrics"] = copy.deepcopy(value)
+            out["rubrics"] = clone(value)
         elif key == "assert" and kind == "composite" and isinstance(value, list):
             inner = [_evaluator(v, f"{where}/{index}/assert", i, ctx) for i, v in enumerate(value)]
             out["evaluators"] = [v for v in inner if v is not None]
         else:
-            out[key] = copy.deepcopy(value)
+            out[key] = clone(value)
     return out
 
 
@@ -193,14 +193,14 @@ def _evaluators(checks: list[Any], where: str, ctx: StepContext) -> list[Any]:
 def _turns(value: Any, role: str) -> Any:
     """Return `value` as turns: a text or an object is one turn of `role`."""
     if isinstance(value, (str, dict)):
-        return [{"role": role, "content": copy.deepcopy(value)}]
-    return copy.deepcopy(value)
+        return [{"role": role, "content": clone(value)}]
+    return clone(value)
 
 
 def _execution(value: Any, where: str, ctx: StepContext) -> Any:
     if not isinstance(value, dict) or "targets" not in value:
-        return copy.deepcopy(value)
-    out = {k: copy.deepcopy(v) for k, v in value.items() if k != "targets"}
+        return clone(value)
+    out = {k: clone(v) for k, v in value.items() if k != "targets"}
     targets = value["targets"]
     if isinstance(targets, list) and len(targets) == 1 and "target" not in value:
         out["target"] = targets[0]
@@ -211,11 +211,11 @@ def _execution(value: Any, where: str, ctx: StepContext) -> Any:
 
 def _down_test(test: Any, where: str, ctx: StepContext) -> Any:
     if not isinstance(test, dict):
-        return copy.deepcopy(test)
+        return clone(test)
     out: dict[str, Any] = {}
     for key, value in test.items():
         if key == "criteria":
-            out["expected_outcome"] = copy.deepcopy(value)
+            out["expected_outcome"] = clone(value)
         elif key == "input":
             out["input_messages"] = _turns(value, "user")
         elif key == "expected_output":
@@ -235,7 +235,7 @@ def _down_test(test: Any, where: str, ctx: StepContext) -> Any:
                 listed = execution.setdefault("evaluators", [])
                 listed += _evaluators(others, f"{where}/assert", ctx)
             if rubrics is not None:
-                out["rubrics"] = copy.deepcopy(value[rubrics]["criteria"])
+                out["rubrics"] = clone(value[rubrics]["criteria"])
         elif key == "execution":
             execution = _execution(value, f"{where}/execution", ctx)
             if isinstance(execution, dict) and isinstance(out.get("execution"), dict):
@@ -244,13 +244,13 @@ def _down_test(test: Any, where: str, ctx: StepContext) -> Any:
         elif key == "metadata" and isinstance(value, dict):
             for name, kept in value.items():
                 if name == "note":
-                    out["note"] = copy.deepcopy(kept)
+                    out["note"] = clone(kept)
                 else:
                     ctx.lose(f"{where}/metadata/{name}", "era 2.1 cases have no metadata")
         elif key in ("tags", "skip_defaults"):
             ctx.lose(f"{where}/{key}", f"era 2.1 cases have no {key}")
         else:
-            out[key] = copy.deepcopy(value)
+            out[key] = clone(value)
     return out
 
 
@@ -273,11 +273,11 @@ def downgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
         elif key == "metadata" and isinstance(value, dict):
             for name, kept in value.items():
                 if name == "dataset":
-                    out["dataset"] = copy.deepcopy(kept)
+                    out["dataset"] = clone(kept)
                 else:
                     ctx.lose(f"/metadata/{name}", "era 2.1 has no suite metadata")
         elif key in _PACK:
             ctx.lose(f"/{key}", f"era 2.1 has no {key} field")
         else:
-            out[key] = copy.deepcopy(value)
+            out[key] = clone(value)
     return out

@@ -23,12 +23,12 @@ with allow-loss, rather than invent a reply or drop the case.
 
 from __future__ import annotations
 
-import copy
 import json
 from typing import Any
 
 from evalreg.errors import MigrationError
 from evalreg.migrate import StepContext
+from evalreg.stepkit import clone, rename_key
 
 FROM = "2"
 TO = "2.1"
@@ -36,11 +36,6 @@ PARAMS = ()
 
 _FORMAT_VERSIONS = ("2", "2.0", 2, 2.0)
 _V2_TYPES = ("code", "llm_judge")
-
-
-def _rename(mapping: dict[str, Any], old: str, new: str) -> dict[str, Any]:
-    """Return a copy of `mapping` with `old` renamed `new`, in the same place."""
-    return {new if key == old else key: copy.deepcopy(value) for key, value in mapping.items()}
 
 
 def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
@@ -52,20 +47,18 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
                 ctx.lose("/version", "era 2.1 has no top-level version field")
             continue
         if key != "evalcases" or not isinstance(value, list):
-            out[key] = copy.deepcopy(value)
+            out[key] = clone(value)
             continue
         cases = []
         for index, case in enumerate(value):
-            if isinstance(case, dict) and "outcome" in case:
-                if "expected_outcome" in case:
-                    if case["outcome"] != case["expected_outcome"]:
-                        ctx.lose(
-                            f"/evalcases/{index}/outcome", "the case also has expected_outcome"
-                        )
-                    case = {k: v for k, v in case.items() if k != "outcome"}
-                else:
-                    case = _rename(case, "outcome", "expected_outcome")
-            cases.append(copy.deepcopy(case))
+            if not isinstance(case, dict) or "outcome" not in case:
+                cases.append(clone(case))
+            elif "expected_outcome" not in case:
+                cases.append(rename_key(case, "outcome", "expected_outcome"))
+            else:
+                if case["outcome"] != case["expected_outcome"]:
+                    ctx.lose(f"/evalcases/{index}/outcome", "the case also has expected_outcome")
+                cases.append({k: clone(v) for k, v in case.items() if k != "outcome"})
         out[key] = cases
     return out
 
@@ -73,7 +66,7 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
 def _evaluator(item: Any, where: str, ctx: StepContext) -> Any:
     """Return the v2 form of one evaluator, or None when it is lost."""
     if not isinstance(item, dict):
-        return copy.deepcopy(item)
+        return clone(item)
     kind = item.get("type")
     if kind == "code_judge":
         item = {**item, "type": "code"}
@@ -83,15 +76,15 @@ def _evaluator(item: Any, where: str, ctx: StepContext) -> Any:
     if isinstance(item.get("script"), list):
         ctx.lose(where, "v2 takes `script` as one string, not a list of argv strings")
         return None
-    return copy.deepcopy(item)
+    return clone(item)
 
 
 def _messages(value: Any, where: str, ctx: StepContext) -> Any:
     if not isinstance(value, list):
-        return copy.deepcopy(value)
+        return clone(value)
     turns = []
     for index, turn in enumerate(value):
-        turn = copy.deepcopy(turn)
+        turn = clone(turn)
         if isinstance(turn, dict) and isinstance(turn.get("content"), dict):
             ctx.lose(f"{where}/{index}/content", "v2 has no structured content; kept as JSON text")
             turn["content"] = json.dumps(turn["content"], ensure_ascii=False)
@@ -101,7 +94,7 @@ def _messages(value: Any, where: str, ctx: StepContext) -> Any:
 
 def _down_case(case: Any, where: str, ctx: StepContext) -> Any:
     if not isinstance(case, dict):
-        return copy.deepcopy(case)
+        return clone(case)
     if "expected_messages" not in case:
         raise MigrationError(
             "agentv.eval",
@@ -114,7 +107,7 @@ def _down_case(case: Any, where: str, ctx: StepContext) -> Any:
     for key, value in case.items():
         if key == "expected_outcome":
             if "outcome" not in case:
-                out["outcome"] = copy.deepcopy(value)
+                out["outcome"] = clone(value)
             elif case["outcome"] != value:
                 ctx.lose(f"{where}/expected_outcome", "the case also has outcome")
         elif key in ("input_messages", "expected_messages"):
@@ -124,7 +117,7 @@ def _down_case(case: Any, where: str, ctx: StepContext) -> Any:
         elif key == "evaluators" and isinstance(value, list):
             evaluators += [(f"{where}/evaluators/{i}", item) for i, item in enumerate(value)]
         elif key == "execution" and isinstance(value, dict):
-            execution = copy.deepcopy(value)
+            execution = clone(value)
             listed = execution.get("evaluators")
             if isinstance(listed, list):
                 evaluators = [
@@ -132,7 +125,7 @@ def _down_case(case: Any, where: str, ctx: StepContext) -> Any:
                 ] + evaluators
             out["execution"] = execution
         else:
-            out[key] = copy.deepcopy(value)
+            out[key] = clone(value)
     if evaluators:
         kept = [_evaluator(item, at, ctx) for at, item in evaluators]
         execution = out.setdefault("execution", {})
@@ -151,9 +144,9 @@ def downgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
         elif key == "execution" and isinstance(value, dict):
             for name, setting in value.items():
                 if name == "target" and "target" not in record:
-                    out["target"] = copy.deepcopy(setting)
+                    out["target"] = clone(setting)
                 elif name != "target" or record["target"] != setting:
                     ctx.lose(f"/execution/{name}", "v2 has no file-level execution settings")
         else:
-            out[key] = copy.deepcopy(value)
+            out[key] = clone(value)
     return out

@@ -25,31 +25,16 @@ all strings (era 4 leaves `execution` free-form; 3.1 names targets there).
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from evalreg.migrate import StepContext
+from evalreg.stepkit import clone, rename_key_each
 
 FROM = "3.1"
 TO = "4"
 PARAMS = ()
 
 DEFAULT_PROMPTS = ["{{ input }}"]
-
-
-def _checks(items: Any, old: str, new: str) -> Any:
-    """Return a copy of a list of checks with every composite's inner `old` list named `new`."""
-    if not isinstance(items, list):
-        return copy.deepcopy(items)
-    out = []
-    for item in items:
-        if isinstance(item, dict):
-            item = {
-                (new if key == old else key): (_checks(value, old, new) if key == old else value)
-                for key, value in item.items()
-            }
-        out.append(copy.deepcopy(item))
-    return out
 
 
 def _providers(record: dict[str, Any], ctx: StepContext) -> list[Any]:
@@ -69,21 +54,21 @@ def _providers(record: dict[str, Any], ctx: StepContext) -> list[Any]:
         if target == "":
             ctx.lose(pointer, "an empty target names no provider; era 4 has no empty provider")
         elif target is not None and target not in found:
-            found.append(copy.deepcopy(target))
+            found.append(clone(target))
     return found
 
 
 def _test(test: Any) -> Any:
     if not isinstance(test, dict):
-        return copy.deepcopy(test)
+        return clone(test)
     out: dict[str, Any] = {}
     for key, value in test.items():
         if key in ("input", "input_files"):
-            out.setdefault("vars", {})[key] = copy.deepcopy(value)
+            out.setdefault("vars", {})[key] = clone(value)
         elif key == "assertions":
-            out["assert"] = _checks(value, "assertions", "assert")
+            out["assert"] = rename_key_each(value, "assertions", "assert", nested=True)
         else:
-            out[key] = copy.deepcopy(value)
+            out[key] = clone(value)
     return out
 
 
@@ -102,17 +87,17 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
         if key == "target":
             place_providers()
         elif key == "execution" and isinstance(value, dict):
-            rest = {k: copy.deepcopy(v) for k, v in value.items() if k not in ("target", "targets")}
+            rest = {k: clone(v) for k, v in value.items() if k not in ("target", "targets")}
             if providers:
                 place_providers()
             if rest:
                 out["execution"] = rest
         elif key == "assertions":
             default = out.setdefault("default_test", {})
-            default["assert"] = _checks(value, "assertions", "assert")
+            default["assert"] = rename_key_each(value, "assertions", "assert", nested=True)
         elif key == "input":
             default = out.setdefault("default_test", {})
-            default.setdefault("metadata", {})["input"] = copy.deepcopy(value)
+            default.setdefault("metadata", {})["input"] = clone(value)
             ctx.kept(
                 "/default_test/metadata/input",
                 "era 4 has no suite-level input shared by every test; kept in default_test",
@@ -121,7 +106,7 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
             place_providers()
             out[key] = [_test(test) for test in value]
         else:
-            out[key] = copy.deepcopy(value)
+            out[key] = clone(value)
     return out
 
 
@@ -148,29 +133,29 @@ def _down_execution(value: dict[str, Any], where: str, ctx: StepContext) -> dict
         ):
             ctx.lose(f"{where}/targets", "era 3.1 lists the targets by their names")
         else:
-            out[key] = copy.deepcopy(setting)
+            out[key] = clone(setting)
     return out
 
 
 def _down_test(test: Any, where: str, ctx: StepContext) -> Any:
     if not isinstance(test, dict):
-        return copy.deepcopy(test)
+        return clone(test)
     out: dict[str, Any] = {}
     for key, value in test.items():
         if key == "vars" and isinstance(value, dict):
             for name, setting in value.items():
                 if name in ("input", "input_files"):
-                    out[name] = copy.deepcopy(setting)
+                    out[name] = clone(setting)
                 else:
                     ctx.lose(f"{where}/vars/{name}", "era 3.1 has no test variables")
         elif key == "assert":
-            out["assertions"] = _checks(value, "assert", "assertions")
+            out["assertions"] = rename_key_each(value, "assert", "assertions", nested=True)
         elif key in ("threshold", "description"):
             ctx.lose(f"{where}/{key}", f"era 3.1 tests have no {key}")
         elif key == "execution" and isinstance(value, dict):
             out[key] = _down_execution(value, f"{where}/execution", ctx)
         else:
-            out[key] = copy.deepcopy(value)
+            out[key] = clone(value)
     return out
 
 
@@ -180,11 +165,11 @@ def _down_default(value: Any, out: dict[str, Any], ctx: StepContext) -> None:
         return
     for key, setting in value.items():
         if key == "assert":
-            out["assertions"] = _checks(setting, "assert", "assertions")
+            out["assertions"] = rename_key_each(setting, "assert", "assertions", nested=True)
         elif key == "metadata" and isinstance(setting, dict):
             for name, kept in setting.items():
                 if name == "input":
-                    out["input"] = copy.deepcopy(kept)
+                    out["input"] = clone(kept)
                 else:
                     ctx.lose(f"/default_test/metadata/{name}", "era 3.1 has no default metadata")
         else:
@@ -215,5 +200,5 @@ def downgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
         elif key == "tests" and isinstance(value, list):
             out[key] = [_down_test(t, f"/tests/{i}", ctx) for i, t in enumerate(value)]
         else:
-            out[key] = copy.deepcopy(value)
+            out[key] = clone(value)
     return out

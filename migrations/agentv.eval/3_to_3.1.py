@@ -12,40 +12,14 @@ place in era 3 and are lost (only with allow-loss).
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from evalreg.migrate import StepContext
+from evalreg.stepkit import clone, rename_key, rename_key_each
 
 FROM = "3"
 TO = "3.1"
 PARAMS = ()
-
-
-def _checks(items: Any, old: str, new: str) -> Any:
-    """Return a copy of a list of checks with every composite's inner `old` list named `new`."""
-    if not isinstance(items, list):
-        return copy.deepcopy(items)
-    out = []
-    for item in items:
-        if isinstance(item, dict):
-            item = {
-                (new if key == old else key): (_checks(value, old, new) if key == old else value)
-                for key, value in item.items()
-            }
-        out.append(copy.deepcopy(item))
-    return out
-
-
-def _test(test: Any, old: str, new: str) -> Any:
-    if not isinstance(test, dict):
-        return copy.deepcopy(test)
-    return {
-        (new if key == old else key): (
-            _checks(value, old, new) if key == old else copy.deepcopy(value)
-        )
-        for key, value in test.items()
-    }
 
 
 def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
@@ -53,11 +27,11 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in record.items():
         if key in ("tests", "cases", "eval_cases") and isinstance(value, list):
-            out["tests"] = [_test(test, "assert", "assertions") for test in value]
+            out["tests"] = [rename_key(t, "assert", "assertions", nested=True) for t in value]
         elif key == "assert":
-            out["assertions"] = _checks(value, "assert", "assertions")
+            out["assertions"] = rename_key_each(value, "assert", "assertions", nested=True)
         else:
-            out[key] = copy.deepcopy(value)
+            out[key] = clone(value)
     return out
 
 
@@ -71,12 +45,12 @@ def downgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
                 if isinstance(test, dict) and "input_files" in test:
                     ctx.lose(f"/tests/{index}/input_files", "era 3 has no input_files")
                     test = {k: v for k, v in test.items() if k != "input_files"}
-                tests.append(_test(test, "assertions", "assert"))
+                tests.append(rename_key(test, "assertions", "assert", nested=True))
             out[key] = tests
         elif key == "assertions":
-            out["assert"] = _checks(value, "assertions", "assert")
+            out["assert"] = rename_key_each(value, "assertions", "assert", nested=True)
         elif key == "input":
             ctx.lose("/input", "era 3 has no suite-level input")
         else:
-            out[key] = copy.deepcopy(value)
+            out[key] = clone(value)
     return out
