@@ -28,6 +28,7 @@ from evalreg.stepkit import (
     rename_key_each,
     unchanged,
 )
+from tests.test_eee_migrations import containers  # the step tests' own "shares nothing"
 
 BIG = 2**65 + 1  # wider than 64 bits
 
@@ -44,15 +45,6 @@ json_values = st.recursive(
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
     max_leaves=30,
 )
-
-
-def containers(value: Any) -> set[int]:
-    """Return the ids of every dict and list inside `value`."""
-    if isinstance(value, dict):
-        return {id(value)}.union(*(containers(v) for v in value.values()))
-    if isinstance(value, list):
-        return {id(value)}.union(*(containers(v) for v in value))
-    return set()
 
 
 def same(a: Any, b: Any) -> bool:
