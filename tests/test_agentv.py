@@ -461,6 +461,32 @@ def test_an_empty_execution_target_is_lost_and_the_others_stay(
     assert result.record.get("execution") == ({"trials": 2} if "trials" in execution else None)
 
 
+def test_an_execution_target_that_is_no_name_is_lost_going_down_to_3_1(
+    registry: Registry,
+) -> None:
+    record = {
+        "tests": [
+            {
+                "id": "t1",
+                "criteria": "greets",
+                "vars": {"input": "hi"},
+                "execution": {"target": None},
+            },
+        ],
+        "prompts": ["{{ input }}"],
+    }
+    assert registry.validate(record, FAMILY, "4") == []
+    refused = registry.migrate(record, "3.1", family=FAMILY)
+    assert refused.status == "failed" and refused.failed_step == "4 -> 3.1"
+    assert "/tests/0/execution/target" in (refused.error or "")
+    allowed = registry.migrate(record, "3.1", family=FAMILY, allow_loss=True)
+    assert allowed.ok, allowed.error
+    assert [(n.kind, n.pointer) for n in allowed.notes if n.kind == "lost"] == [
+        ("lost", "/tests/0/execution/target")
+    ]
+    assert registry.validate(allowed.record, FAMILY, "3.1") == []
+
+
 def test_a_record_at_the_latest_era_is_left_as_it_is(registry: Registry) -> None:
     record = _load("era4-translation.eval.yaml")
     result = registry.migrate(record, "latest")
