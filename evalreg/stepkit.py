@@ -51,9 +51,11 @@ def unchanged(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
     """Return a copy of `record`: the step of two versions that differ only in their label.
 
     The engine writes the version marker (the manifest's `template`) after every step, so the
-    label needs no step code. Use `relabel` where the step itself must write it.
+    label needs no step code. Use `relabel` where the step itself must write it. The copy is
+    shallow: a step may share what it does not change with its output (the engine gives the
+    chain its own copy of the caller's record), and nothing here changes.
     """
-    return clone(record)
+    return dict(record)
 
 
 def relabel(pointer: str, label: str) -> _Step:
@@ -71,12 +73,15 @@ def relabel(pointer: str, label: str) -> _Step:
     *parents, last = tokens
 
     def relabelled(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
-        out = clone(record)
-        holder: Any = out
+        # Only the objects on the way to the label are copied; the rest is shared, unchanged.
+        out = dict(record)
+        holder: dict[str, Any] = out
         for token in parents:
-            holder = holder.get(token) if isinstance(holder, dict) else None
-        if isinstance(holder, dict):
-            holder[last] = label
+            child = holder.get(token)
+            if not isinstance(child, dict):
+                return out
+            holder[token] = holder = dict(child)
+        holder[last] = label
         return out
 
     relabelled.__doc__ = f"Return a copy of `record` with {pointer} set to {label!r}."

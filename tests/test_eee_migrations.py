@@ -97,14 +97,17 @@ def run(
     record: dict[str, Any],
     ctx: StepContext | None = None,
 ) -> dict[str, Any]:
-    """Apply one step (upgrade or downgrade); check it neither mutates nor shares the input."""
+    """Apply one step (upgrade or downgrade); check it leaves its input as it was.
+
+    A step may share what it does not change with its output: the engine copies the caller's
+    record once before a chain (see test_migrate), so only mutation is checked here.
+    """
     before = copy.deepcopy(record)
     ctx = ctx if ctx is not None else StepContext()
     upward = version_key(source) < version_key(target)
     module = step(family, source, target) if upward else step(family, target, source)
     out: dict[str, Any] = module.upgrade(record, ctx) if upward else module.downgrade(record, ctx)
     assert record == before, "the step changed its input"
-    assert not containers(record) & containers(out), "the output shares objects with the input"
     return out
 
 
