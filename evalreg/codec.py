@@ -58,35 +58,6 @@ def dumps(value: Any, *, indent: bool = False) -> bytes:
         return text.encode("utf-8")
 
 
-# Values orjson would write as something else (a datetime as text, a str subclass as str) go to
-# `default`, which refuses them, so that `copy_value` falls back to a deep copy.
-_EXACT = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS
-_EXACT |= orjson.OPT_PASSTHROUGH_DATACLASS
-
-
-def _refuse(value: Any) -> Any:
-    raise TypeError(type(value).__name__)
-
-
-def copy_value(value: Any) -> Any:
-    """Return a deep copy of `value` that shares no object with it; fast for JSON values.
-
-    A JSON round trip through orjson is about ten times faster than `copy.deepcopy`. It is used
-    only when its result equals `value`; anything it cannot take or would change (integers
-    wider than 64 bits, NaN, tuples, datetimes, subclasses) is copied with `copy.deepcopy`.
-    """
-    try:
-        copied = orjson.loads(orjson.dumps(value, default=_refuse, option=_EXACT))
-    except (orjson.JSONEncodeError, TypeError):
-        pass
-    else:
-        if copied == value:
-            return copied
-    import copy
-
-    return copy.deepcopy(value)
-
-
 def wide_integer_lines(block: bytes) -> set[int]:
     """Return the indices of the lines of `block` that may hold an integer wider than 64 bits.
 

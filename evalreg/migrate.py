@@ -17,7 +17,6 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
 
-from evalreg.codec import copy_value
 from evalreg.errors import (
     DataLossError,
     EvalregError,
@@ -26,6 +25,7 @@ from evalreg.errors import (
     RegistryError,
 )
 from evalreg.pointer import MISSING, resolve, split
+from evalreg.stepkit import clone
 from evalreg.versions import match_version, parse_version
 
 if TYPE_CHECKING:
@@ -435,7 +435,7 @@ def migrate_record(
     base["target"] = target
 
     notes: list[Note] = []
-    current: Any = copy_value(record) if copy_input and chain else record
+    current: Any = clone(record) if copy_input and chain else record
     done: list[str] = []
     all_params = {p.name: p.default for step in chain for p in step.module.params}
     all_params.update(params or {})
