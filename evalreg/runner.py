@@ -137,20 +137,15 @@ def check_item(
         detection = Detection("detected", family, version)
     else:
         detection = registry.detect(record, item.path)
-        if family is not None and detection.family != family:
-            detection = Detection("detected", family, version) if version else detection
     if not validate:
         status: Literal["detected", "undetected"] = "detected" if detection.ok else "undetected"
         return RecordCheck(item.path, item.line, status, detection)
-    if family is not None and (detection.family != family or not detection.ok):
-        issues = registry.validate(record, family, version)
-        detection = Detection("detected", family, version) if version else detection
+    if detection.ok and family in (None, detection.family):
+        issues = registry.validate(record, detection.family, detection.version)
     else:
-        issues = (
-            registry.validate(record, detection.family, detection.version)
-            if detection.ok
-            else (registry.validate(record))
-        )
+        # Undecided, or another family than the one asked for: `validate` says why, or reads
+        # the version from the asked family's marker.
+        issues = registry.validate(record, family, version)
     return RecordCheck(
         item.path, item.line, "invalid" if issues else "valid", detection, tuple(issues)
     )
