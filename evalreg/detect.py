@@ -12,7 +12,6 @@ Detection never falls back to a default: what it cannot decide is reported with 
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -305,15 +304,11 @@ class _Prepared:
         cache[key] = value
 
 
-_prepared: dict[int, _Prepared] = {}
-"""Per live registry (by id; an entry goes with its registry)."""
-
-
 def _prepare(registry: Registry) -> _Prepared:
-    prepared = _prepared.get(id(registry))
+    """Return the registry's detection state, kept on the registry itself (built on first use)."""
+    prepared: _Prepared | None = registry.__dict__.get("_detection")
     if prepared is None:
-        prepared = _prepared[id(registry)] = _Prepared(registry)
-        weakref.finalize(registry, _prepared.pop, id(registry), None)
+        prepared = registry.__dict__["_detection"] = _Prepared(registry)
     return prepared
 
 

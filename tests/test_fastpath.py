@@ -189,7 +189,7 @@ def test_drafts_formats_and_refs_are_honoured_alike(
 
 
 def _fresh_detect(registry: Registry, record: Any, filename: str | None) -> Any:
-    detect_module._prepared.pop(id(registry), None)
+    registry.__dict__.pop("_detection", None)
     return detect_module.detect(registry, record, filename)
 
 
