@@ -1,8 +1,9 @@
-"""JSON encoding and decoding: fast (orjson) where that is exact, the standard library where not.
+"""JSON encoding and decoding, exact for every number JSON can hold.
 
-orjson turns integers wider than 64 bits into floats when loading and refuses them when dumping.
-JSON Schema allows such integers, and a migration must never change a number, so input that may
-hold one is parsed with the standard library instead, which keeps them exact.
+Decoding uses msgspec, which is as fast as orjson and keeps integers of any size exact (orjson
+turns integers wider than 64 bits into floats). Encoding uses orjson, the fastest, and the
+standard library for the rare value orjson refuses (again: integers wider than 64 bits). A
+migration must never change a number, and JSON Schema allows integers of any size.
 """
 
 from __future__ import annotations
@@ -10,33 +11,34 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import msgspec
 import orjson
 
-# Any run of 19 or more digits may be an integer outside the signed 64-bit range. Such a run
-# inside a string or a long fraction only costs a slower, still exact, parse. To find one,
-# digits become "0" and every other byte a space: two passes in C, where a regular expression
-# costs ten times as much on text full of digits.
-_DIGITS = bytes(0x30 if 0x30 <= byte <= 0x39 else 0x20 for byte in range(256))
-_LONG_RUN = b"0" * 19
+_decoder = msgspec.json.Decoder()
 
-DecodeError = (orjson.JSONDecodeError, json.JSONDecodeError, UnicodeDecodeError, ValueError)
-"""The exceptions `loads` raises for input that is not JSON."""
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
+DecodeError = (msgspec.DecodeError, UnicodeDecodeError, ValueError)
+"""The exceptions `loads` raises for input that is not JSON (all of them `ValueError`s)."""
 
 
 def loads(data: bytes | str) -> Any:
     """Parse one JSON document, keeping integers of any size exact.
 
+    NaN, Infinity, numbers too large for a float (`1e400`) and lone surrogates are refused:
+    none of them is JSON a schema could be checked against or written back.
+
     Raises:
-        ValueError: `data` is not valid JSON (or not valid UTF-8).
+        ValueError: `data` is not valid JSON, is not valid UTF-8, or nests too deeply.
     """
-    raw = data.encode("utf-8") if isinstance(data, str) else data
-    if _LONG_RUN not in raw.translate(_DIGITS):
-        return orjson.loads(raw)
-    return json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+    try:
+        return _decoder.decode(data)
+    except UnicodeDecodeError:
+        if isinstance(data, bytes):
+            data.decode("utf-8")  # raises again, placed from the start of the document
+        raise
+    except msgspec.ValidationError as err:
+        raise ValueError(str(err)) from None  # "Number out of range", as msgspec says
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
 
 
 def dumps(value: Any, *, indent: bool = False) -> bytes:
@@ -56,27 +58,3 @@ def dumps(value: Any, *, indent: bool = False) -> bytes:
             separators=(",", ": ") if indent else (",", ":"),
         )
         return text.encode("utf-8")
-
-
-def wide_integer_lines(block: bytes) -> set[int]:
-    """Return the indices of the lines of `block` that may hold an integer wider than 64 bits.
-
-    One pass over a whole block of lines costs less than one per line; the other lines can be
-    parsed with `loads_narrow`.
-    """
-    digits = block.translate(_DIGITS)
-    found: set[int] = set()
-    line = counted = 0
-    position = digits.find(_LONG_RUN)
-    while position >= 0:
-        line += block.count(b"\n", counted, position)
-        found.add(line)
-        counted = block.find(b"\n", position)
-        if counted < 0:
-            break
-        position = digits.find(_LONG_RUN, counted)
-    return found
-
-
-loads_narrow = orjson.loads
-"""Parse JSON text known to hold no integer wider than 64 bits (see `wide_integer_lines`)."""

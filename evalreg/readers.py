@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Literal
 
-from evalreg.codec import DecodeError, loads, wide_integer_lines
+from evalreg.codec import DecodeError, loads
 
 Kind = Literal["json", "jsonl", "yaml"]
 STDIN = "-"
@@ -193,8 +193,6 @@ class Block:
     """Consecutive lines of a JSONL stream, without their line ends."""
 
     lines: list[bytes]
-    wide: set[int]
-    """Indices of the lines that may hold an integer wider than 64 bits (`codec.loads` them)."""
     ended: bool = True
     """Whether the last line had its line end (false only for the last line of a file)."""
 
@@ -202,8 +200,8 @@ class Block:
 def read_blocks(stream: IO[bytes], limit: int | None = None) -> Iterator[Block]:
     """Yield the lines of a stream (up to `limit` bytes) in blocks of about `BLOCK_BYTES`.
 
-    The lines are those iterating the stream gives (split at `\n` only). Reading and checking
-    for wide integers a block at a time costs less than a line at a time.
+    The lines are those iterating the stream gives (split at `\n` only). Reading and splitting
+    a block at a time costs less than reading a line at a time.
 
     Raises:
         OSError, EOFError: the stream cannot be read.
@@ -217,19 +215,14 @@ def read_blocks(stream: IO[bytes], limit: int | None = None) -> Iterator[Block]:
             left -= len(data)
         if not data:
             if carry:
-                yield Block([carry], wide_integer_lines(carry), ended=False)
+                yield Block([carry], ended=False)
             return
         lines = data.split(b"\n")
-        wide = wide_integer_lines(data)
         if carry:
-            # The first line began in the previous read: check it whole.
-            lines[0] = carry + lines[0]
-            wide.discard(0)
-            if wide_integer_lines(lines[0]):
-                wide.add(0)
+            lines[0] = carry + lines[0]  # the first line began in the previous read
         carry = lines.pop()
         if lines:
-            yield Block(lines, wide - {len(lines)} if len(lines) in wide else wide)
+            yield Block(lines)
 
 
 def read_range_blocks(path: str, start: int, end: int) -> Iterator[Block]:

@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urldefrag, urljoin
 
-import orjson
-
+from evalreg.codec import DecodeError, loads
 from evalreg.errors import (
     RegistryError,
     RemoteRefError,
@@ -26,6 +25,7 @@ from evalreg.errors import (
     UnknownVersionError,
 )
 from evalreg.manifest import FamilyManifest, load_manifest
+from evalreg.stepkit import clone
 from evalreg.versions import is_version, match_version, sort_versions
 
 if TYPE_CHECKING:
@@ -73,8 +73,8 @@ class SchemaEntry:
 
 def _read_json(path: Path) -> Any:
     try:
-        return orjson.loads(path.read_bytes())
-    except (OSError, orjson.JSONDecodeError) as err:
+        return loads(path.read_bytes())
+    except (OSError, *DecodeError) as err:
         raise RegistryError(str(path), f"cannot read schema: {err}") from err
 
 
@@ -189,8 +189,7 @@ class Registry:
             UnknownFamilyError: no such family.
             UnknownVersionError: the family has no such version.
         """
-        document: dict[str, Any] = orjson.loads(orjson.dumps(self.entry(family, version).document))
-        return document
+        return clone(dict(self.entry(family, version).document))
 
     def schema_id(self, family: str, version: str | None = None) -> str:
         """Return the `$id` of a version's schema."""

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 from evalreg import parallel
-from evalreg.codec import DecodeError, dumps, loads, loads_narrow
+from evalreg.codec import DecodeError, dumps, loads
 from evalreg.detect import Detection, detect
 from evalreg.migrate import MigrationResult, ValidateMode, migrate_record
 from evalreg.readers import (
@@ -219,10 +219,10 @@ class _QuickCheck:
         valid = line_no = 0
         is_valid = self.valid
         for block in blocks:
-            wide, last = block.wide, len(block.lines) - 1
+            last = len(block.lines) - 1
             for index, line in enumerate(block.lines):
                 try:
-                    record = loads(line) if index in wide else loads_narrow(line)
+                    record = loads(line)
                 except DecodeError:
                     pass
                 else:

@@ -39,7 +39,17 @@ def test_key_order_is_kept() -> None:
 
 
 @pytest.mark.parametrize(
-    "data", [b"{", b'{"a": NaN}', b"\xff\xfe", b'{"n": 12345678901234567890123,}']
+    "data",
+    [
+        b"{",
+        b'{"a": NaN}',
+        b"\xff\xfe",
+        b'{"n": 12345678901234567890123,}',
+        b"[1e400]",
+        b'"\\ud800"',
+        b"[" * 100_000 + b"]" * 100_000,
+    ],
+    ids=["cut", "nan", "not-utf8", "trailing-comma", "out-of-range", "lone-surrogate", "deep"],
 )
 def test_invalid_input_raises_a_decode_error(data: bytes) -> None:
     with pytest.raises(DecodeError):

@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 
 from evalreg import detect as detect_module
-from evalreg.codec import _DIGITS
 from evalreg.readers import read_items
 from evalreg.registry import Registry
 from evalreg.runner import ValidRun, check_item, validate_paths
@@ -260,7 +259,7 @@ def test_quick_check_counts_exactly_the_records_check_item_finds_valid(
     ],
     ids=["empty", "unended", "one", "blank", "crlf", "wide", "cut"],
 )
-def test_blocks_are_the_lines_of_the_stream_and_flag_every_wide_integer(
+def test_blocks_are_the_lines_of_the_stream(
     monkeypatch: pytest.MonkeyPatch, block_bytes: int, data: bytes
 ) -> None:
     import io
@@ -268,15 +267,12 @@ def test_blocks_are_the_lines_of_the_stream_and_flag_every_wide_integer(
     from evalreg import readers
 
     monkeypatch.setattr(readers, "BLOCK_BYTES", block_bytes)
-    lines, wide = [], []
+    lines = []
     for block in readers.read_blocks(io.BytesIO(data)):
         for index, line in enumerate(block.lines):
             ended = block.ended or index < len(block.lines) - 1
-            if index in block.wide:
-                wide.append(len(lines))
             lines.append(line + b"\n" if ended else line)
     assert lines == list(io.BytesIO(data))
-    assert wide == [i for i, line in enumerate(lines) if b"0" * 19 in line.translate(_DIGITS)]
 
 
 def test_validating_lines_keeps_wide_integers_exact(registry: Registry, tmp_path: Path) -> None:

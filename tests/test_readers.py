@@ -51,7 +51,9 @@ def test_bad_utf8_is_reported_with_its_byte(tmp_path: Path) -> None:
     [item] = read_items(_write(tmp_path / "a.yaml", b"a: \xff\n"))
     assert item.error == "not valid UTF-8 (byte 3)"
     [item] = read_items(_write(tmp_path / "a.jsonl", b'{"a": "\xff"}\n'))
-    assert item.line == 1 and item.error is not None and "JSON" in item.error
+    assert (item.line, item.error) == (1, "not valid UTF-8 (byte 7)")
+    [item] = read_items(_write(tmp_path / "b.json", b'{"ok": "\xc3\xa9", "a": "\xc3"}'))
+    assert item.error == "not valid UTF-8 (byte 19)"
 
 
 def test_yaml_is_loaded_safely(tmp_path: Path) -> None:
