@@ -12,7 +12,7 @@ import inspect
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal
@@ -29,6 +29,7 @@ from evalreg.stepkit import clone
 from evalreg.versions import match_version, parse_version
 
 if TYPE_CHECKING:
+    from evalreg.manifest import Marker
     from evalreg.registry import Registry
     from evalreg.validate import Issue
 
@@ -195,6 +196,9 @@ class StepSet:
         default_factory=dict, init=False, repr=False, compare=False
     )
     """Chains already planned: the graph never changes, and migrating a file plans per record."""
+    _defaults: dict[tuple[str, str], dict[str, Any]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     @classmethod
     def load(cls, registry: Registry, family: str) -> StepSet:
@@ -249,6 +253,19 @@ class StepSet:
         if planned is None:
             planned = self._plans[source, target] = self._search(source, target)
         return planned
+
+    def defaults(self, source: str, target: str) -> dict[str, Any]:
+        """Return the default of every parameter the chain from `source` to `target` declares.
+
+        Raises:
+            NoMigrationPathError: no chain connects the two versions.
+        """
+        found = self._defaults.get((source, target))
+        if found is None:
+            chain = self.plan(source, target)
+            found = {p.name: p.default for step in chain for p in step.module.params}
+            self._defaults[source, target] = found
+        return dict(found)
 
     def _search(self, source: str, target: str) -> tuple[Step, ...]:
         """Return the shortest chain from `source` to `target` by breadth-first search."""
@@ -329,39 +346,56 @@ def check_params(registry: Registry, params: Mapping[str, Any], family: str | No
         raise ParameterError(f"unknown parameter {', '.join(unknown)} (known: {known})")
 
 
-@lru_cache(maxsize=256)
-def _tokens(pointer: str) -> tuple[str, ...]:
-    return tuple(split(pointer))
+@dataclass(frozen=True)
+class _Writer:
+    """How `migrate` writes a family's version marker (its manifest's marker with a template)."""
+
+    marker: Marker
+    tokens: tuple[str, ...]
+
+    @staticmethod
+    def of(registry: Registry, family: str) -> _Writer | None:
+        """Return the family's marker writer (None: the family has no marker it writes)."""
+        cache: dict[str, _Writer | None] = registry.__dict__.setdefault("_marker_writers", {})
+        if family not in cache:
+            markers = registry.manifest(family).markers
+            marker = next((m for m in markers if m.template is not None), None)
+            tokens = () if marker is None else tuple(split(marker.pointer))
+            cache[family] = None if marker is None else _Writer(marker, tokens)
+        return cache[family]
+
+    def write(self, record: Any, before: Any, version: str) -> Any:
+        """Return `record` with the marker of `version` (`before`: the step's input)."""
+        marker, tokens = self.marker, self.tokens
+        if not isinstance(record, dict):
+            return record
+        if marker.when == "present" and resolve(before, marker.pointer) is MISSING:
+            return record
+        value = marker.render(version)
+        if len(tokens) == 1:
+            if record.get(tokens[0], MISSING) == value:
+                return record
+            if tokens[0] in record:
+                return {**record, tokens[0]: value}
+            return {tokens[0]: value, **record}
+        if resolve(record, marker.pointer) == value:
+            return record
+        updated = dict(record)
+        parent: Any = updated
+        for token in tokens[:-1]:
+            child = parent.get(token) if isinstance(parent, dict) else None
+            if not isinstance(child, dict):
+                return record
+            parent[token] = dict(child)
+            parent = parent[token]
+        parent[tokens[-1]] = value
+        return updated
 
 
 def _set_marker(registry: Registry, family: str, record: Any, before: Any, version: str) -> Any:
-    manifest = registry.manifest(family)
-    marker = next((m for m in manifest.markers if m.template is not None), None)
-    if marker is None or not isinstance(record, dict):
-        return record
-    tokens = _tokens(marker.pointer)
-    if marker.when == "present" and resolve(before, marker.pointer) is MISSING:
-        return record
-    value = marker.render(version)
-    found = record.get(tokens[0], MISSING) if len(tokens) == 1 else resolve(record, marker.pointer)
-    if found == value:
-        return record
-    updated = dict(record)
-    if len(tokens) == 1:
-        if tokens[0] in updated:
-            updated[tokens[0]] = value
-        else:
-            updated = {tokens[0]: value, **updated}
-        return updated
-    parent: Any = updated
-    for token in tokens[:-1]:
-        child = parent.get(token) if isinstance(parent, dict) else None
-        if not isinstance(child, dict):
-            return record
-        parent[token] = dict(child)
-        parent = parent[token]
-    parent[tokens[-1]] = value
-    return updated
+    """Return `record` with the family's version marker set to `version`, where it writes one."""
+    writer = _Writer.of(registry, family)
+    return record if writer is None else writer.write(record, before, version)
 
 
 def _failed(
@@ -437,8 +471,9 @@ def migrate_record(
     notes: list[Note] = []
     current: Any = clone(record) if copy_input and chain else record
     done: list[str] = []
-    all_params = {p.name: p.default for step in chain for p in step.module.params}
+    all_params = registry.steps(family).defaults(source, target)
     all_params.update(params or {})
+    writer = _Writer.of(registry, family)
     for step in chain:
         ctx = StepContext(all_params, allow_loss=allow_loss, step=step.name)
         try:
@@ -450,7 +485,7 @@ def migrate_record(
             return _failed(base, message, step.name, steps=tuple(done))
         if not isinstance(migrated, dict):
             return _failed(base, "the step did not return an object", step.name)
-        current = _set_marker(registry, family, migrated, current, step.target)
+        current = migrated if writer is None else writer.write(migrated, current, step.target)
         notes += ctx.notes
         done.append(step.name)
         if validate == "each" and step is not chain[-1]:

@@ -263,6 +263,8 @@ class Registry:
             UnknownVersionError: the family has no such version.
             RemoteRefError: the schema refers outside the registry.
         """
+        if version is not None and (found := self._validators.get((family, version))) is not None:
+            return found  # asked for by the registry's own spelling, as most callers do
         from evalreg.validate import Validator
 
         resolved = self.resolve_version(family, version)
