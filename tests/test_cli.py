@@ -339,3 +339,35 @@ def test_changelog_lists_every_version_newest_first(capsys: pytest.CaptureFixtur
     headings = [line for line in out.splitlines() if line.startswith("## ")]
     assert headings[0] == "## eee.aggregate@0.3.0"
     assert headings[-1] == "## eee.aggregate@0.2.0"
+
+
+def test_migrate_counts_a_note_repeated_down_a_jsonl_file_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    valid = EXAMPLES / "eee.instance" / "valid"
+    single = (valid / "gsm8k_single_turn_samples.jsonl").read_text().splitlines()
+    multi = (valid / "mt_bench_multi_turn_samples.jsonl").read_text().splitlines()
+    path = tmp_path / "runs.jsonl"
+    path.write_text("\n".join([single[0], *multi, single[1], *multi, *multi]) + "\n")
+    code, out, err = run(
+        capsys, "migrate", str(path), "--to", "0.2.1", "--out", str(tmp_path / "o")
+    )
+    assert code == 0, out + err
+    moved = [line for line in out.splitlines() if "moved /interactions" in line]
+    assert moved == [
+        f"{path}: moved /interactions: moved to /messages (6 records, first at line 2)"
+    ]
+    assert out.splitlines()[-1] == f"{path}: written: 8 migrated, 0 current, 0 failed"
+
+
+def test_migrate_prints_a_single_note_with_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    valid = EXAMPLES / "eee.instance" / "valid"
+    single = (valid / "gsm8k_single_turn_samples.jsonl").read_text().splitlines()
+    multi = (valid / "mt_bench_multi_turn_samples.jsonl").read_text().splitlines()
+    path = tmp_path / "runs.jsonl"
+    path.write_text("\n".join([single[0], multi[0]]) + "\n")
+    code, out, _ = run(capsys, "migrate", str(path), "--to", "0.2.1", "--dry-run")
+    assert code == 0
+    assert f"{path}:2: moved /interactions: moved to /messages" in out.splitlines()

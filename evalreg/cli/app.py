@@ -42,18 +42,26 @@ class Context:
 
 def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     """Print one error line and exit."""
-    click.echo(f"evalreg: error: {message}", err=True)
+    emit(f"evalreg: error: {message}", err=True)
     sys.exit(code)
 
 
-def emit(line: str = "") -> None:
-    """Print one line of output."""
-    click.echo(line)
+def emit(line: str = "", *, err: bool = False) -> None:
+    """Print one line of output, or with `err` of diagnostics (on standard error).
+
+    Standard output is buffered when it is not a terminal; it is flushed before anything goes to
+    standard error, so the two stay in order when they share a file.
+    """
+    if err:
+        _flush()
+        click.echo(line, err=True)
+    else:
+        sys.stdout.write(line + "\n")
 
 
 def emit_json(value: Any) -> None:
     """Print one compact JSON value on its own line."""
-    click.echo(json.dumps(value, ensure_ascii=False, default=str))
+    emit(json.dumps(value, ensure_ascii=False, default=str))
 
 
 pass_context = click.make_pass_decorator(Context)
@@ -88,7 +96,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         cli.main(args=argv, prog_name="evalreg", standalone_mode=False)
     except click.exceptions.Abort:
-        click.echo("evalreg: interrupted", err=True)
+        emit("evalreg: interrupted", err=True)
         sys.exit(130)
     except click.ClickException as err:
         err.show()
@@ -96,16 +104,31 @@ def main(argv: list[str] | None = None) -> None:
     except EvalregError as err:
         fail(str(err))
     except BrokenPipeError:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _quiet_stdout()
         sys.exit(EXIT_OK)
     except KeyboardInterrupt:
-        click.echo("evalreg: interrupted", err=True)
+        emit("evalreg: interrupted", err=True)
         sys.exit(130)
     except SystemExit:
+        _flush()
         raise
     except Exception as err:  # the last guard: a one-line message instead of a traceback
         if os.environ.get("EVALREG_DEBUG"):
             raise
         fail(f"internal error: {type(err).__name__}: {err} (set EVALREG_DEBUG=1 for details)", 3)
+    _flush()
     sys.exit(EXIT_OK)
+
+
+def _flush() -> None:
+    """Flush standard output; a reader that went away (`| head`) is no error."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _quiet_stdout()
+
+
+def _quiet_stdout() -> None:
+    """Point standard output at the null device, so that exiting flushes nowhere."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())

@@ -189,9 +189,7 @@ def publish_command(
         drafts=drafts,
     )
     for family, version in result.skipped_drafts:
-        click.echo(
-            f"evalreg: skipped draft {family} {version} (release it, or pass --drafts)", err=True
-        )
+        emit(f"evalreg: skipped draft {family} {version} (release it, or pass --drafts)", err=True)
     versions = sum(len(f.versions) for f in result.families)
     emit(
         f"published {len(result.families)} families, {versions} schema versions, "

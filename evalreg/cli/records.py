@@ -161,7 +161,7 @@ def detect_command(
     if fmt == "json":
         emit_json({"summary": counts})
     else:
-        click.echo(line, err=True)
+        emit(line, err=True)
     sys.exit(EXIT_OK if summary.ok else EXIT_PROBLEMS)
 
 
@@ -273,7 +273,7 @@ def validate_command(
         more = (
             f" (first {max_errors} problems shown)" if max_errors and printed >= max_errors else ""
         )
-        click.echo(
+        emit(
             f"{counts['files']} files, {counts['records']} records: {counts['valid']} valid, "
             f"{counts['invalid']} invalid, {counts['unreadable']} unreadable{more}",
             err=fmt == "github",
@@ -384,8 +384,13 @@ def migrate_command(
     events = migrate_paths(
         registry, paths, options, include=include, exclude=exclude, jobs=_jobs(jobs)
     )
+    notes = _NoteGroups()
     for event in events:
         if isinstance(event, FileMigration):
+            if fmt == "text" and event.status in ("written", "planned"):
+                for line in notes.lines():
+                    emit(line)
+            notes.clear()
             totals[event.status] += 1
             records["migrated"] += event.migrated
             records["current"] += event.current
@@ -409,7 +414,7 @@ def migrate_command(
                     f"{event.current} current, {event.failed} failed{note}"
                 )
             continue
-        _print_record(event, fmt, dry_run, planned, registry)
+        _print_record(event, fmt, dry_run, planned, registry, notes)
     files = f"{sum(totals.values())} files: "
     if dry_run:
         files += f"{totals['planned']} planned, {totals['failed']} with failures"
@@ -425,12 +430,47 @@ def migrate_command(
     if fmt == "json":
         emit_json({"summary": {"files": totals, "records": records}})
     else:
-        click.echo(summary + (" (dry run: nothing written)" if dry_run else ""), err=True)
+        emit(summary + (" (dry run: nothing written)" if dry_run else ""), err=True)
     sys.exit(EXIT_PROBLEMS if records["failed"] else EXIT_OK)
 
 
+class _NoteGroups:
+    """The notes of one file's records: each distinct note once, with how many records gave it.
+
+    A JSONL file of a million lines that all moved the same field says so in one line.
+    """
+
+    def __init__(self) -> None:
+        self.groups: dict[tuple[str, str, str, str], tuple[int | None, int]] = {}
+
+    def add(self, path: str, line: int | None, notes: Iterable[Any]) -> None:
+        """Count the notes of the record at `path`, `line`."""
+        for note in notes:
+            key = (path, note.kind, note.pointer or "/", note.detail)
+            first, count = self.groups.get(key, (line, 0))
+            self.groups[key] = (first, count + 1)
+
+    def lines(self) -> Iterator[str]:
+        """Yield one line per distinct note, in the order they first came."""
+        for (path, kind, pointer, detail), (first, count) in self.groups.items():
+            if count == 1:
+                yield f"{_where(path, first)}: {kind} {pointer}: {detail}"
+                continue
+            where = "" if first is None else f", first at line {first}"
+            yield f"{path}: {kind} {pointer}: {detail} ({count:,} records{where})"
+
+    def clear(self) -> None:
+        """Forget the notes counted so far (a file is done)."""
+        self.groups.clear()
+
+
 def _print_record(
-    event: Any, fmt: str, dry_run: bool, planned: set[tuple[str, str, str]], registry: Any
+    event: Any,
+    fmt: str,
+    dry_run: bool,
+    planned: set[tuple[str, str, str]],
+    registry: Any,
+    notes: _NoteGroups,
 ) -> None:
     result = event.result
     where = _where(event.path, event.line)
@@ -471,7 +511,6 @@ def _print_record(
         step = f" at step {result.failed_step}" if result.failed_step else ""
         emit(f"{where}: failed{step}: {result.error}")
         return
-    for note in result.notes:
-        emit(f"{where}: {note.kind} {note.pointer or '/'}: {note.detail}")
+    notes.add(event.path, event.line, result.notes)
     if dry_run and result.status == "migrated":
         emit(f"{where}: {result.source} -> {result.target}: " + "; ".join(event.changes))
