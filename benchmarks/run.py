@@ -8,7 +8,10 @@ The inputs are generated deterministically (`benchmarks/generate.py`) into `benc
 process timed by wall clock, the best of `--repeat` runs, the runs compared taking turns. The
 floors are processes too (`benchmarks/floor.py`): reading and `orjson.loads`-ing the same input,
 plus `orjson.dumps` and writing for migrations. Before each run the benchmark waits for other
-processes to leave the machine idle (`others`: the share of the CPU they took anyway). RSS is
+processes to leave the machine idle (`others`: the share of the CPU they took anyway). Commands
+run as they would for a user: with Python's bytecode cache on and standard output buffered
+(`PYTHONDONTWRITEBYTECODE` and `PYTHONUNBUFFERED` are dropped from their environment), after
+one warm-up run that fills the cache. RSS is
 the peak of the largest process; PSS (memory runs only) the peak summed over the process and its
 workers, shared pages split among them. The exit code is 1 when a target is missed (never with
 `--quick`).
@@ -40,6 +43,10 @@ PYTHON = sys.executable
 EVALREG = [PYTHON, "-m", "evalreg"]
 FLOOR = [PYTHON, str(HERE / "floor.py")]
 CHECK_JSONSCHEMA = [PYTHON, "-m", "check_jsonschema"]
+ENV = {
+    k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED")
+}
+"""The environment of every command timed: that of a usual installation."""
 AGGREGATE_SCHEMA = ROOT / "schemas" / "eee.aggregate" / "0.2.0.schema.json"
 
 
@@ -182,7 +189,11 @@ def measure(
             ours = _ours()
             start = time.perf_counter()
             process = subprocess.Popen(
-                job.command, cwd=job.cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+                job.command,
+                cwd=job.cwd,
+                env=ENV,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
             )
             sampler = _Sampler(process.pid, memory)
             stdout, _ = process.communicate()
@@ -342,6 +353,9 @@ def benchmark(data: Path, sizes: Sizes, repeat: int, cores: int, idle: float) ->
         return _size(paths[key])
 
     print("measuring ...", flush=True)
+    # warm up: the bytecode cache of evalreg and its dependencies, the files in the page cache
+    warm = [*EVALREG, "validate", str(paths["one"])]
+    subprocess.run(warm, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
     # validate: the parse floor, one job, all cores, taking turns
     rows = []
     for key, records, label in (
