@@ -16,10 +16,9 @@ import os
 import threading
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
-from evalreg.readers import STDIN, file_kind, is_gzip, line_ranges
+from evalreg.readers import file_kind, line_ranges
 
 if TYPE_CHECKING:
     from multiprocessing.context import BaseContext
@@ -46,9 +45,11 @@ def cpu_count() -> int:
     return os.cpu_count() or 1
 
 
-@dataclass(frozen=True)
-class Part:
-    """A whole file, or the byte range `[start, end)` of a JSONL file (ranges begin at a line)."""
+class Part(NamedTuple):
+    """A whole file, or the byte range `[start, end)` of a JSONL file (ranges begin at a line).
+
+    A named tuple: the parent makes one per file handed out, so it must cost next to nothing.
+    """
 
     path: str
     start: int = 0
@@ -66,7 +67,9 @@ Unit = tuple[Part, ...]
 
 
 def _splittable(path: str) -> bool:
-    return file_kind(path) == "jsonl" and not is_gzip(path) and path != STDIN
+    """Return whether a file may be cut into ranges: plain JSONL (not gzip, not standard input)."""
+    # The cheap test first: the parent asks it of every file it hands out.
+    return path.lower().endswith(".jsonl") and file_kind(path) == "jsonl"
 
 
 def _size(path: str) -> int:

@@ -85,6 +85,16 @@ class _Globs:
         literal = all(p.startswith("*") and not _GLOB.search(p[1:]) for p in patterns)
         self._endings = tuple(os.path.normcase(p[1:]) for p in patterns) if literal else None
 
+    @property
+    def patterns(self) -> bool:
+        """Return whether there is any pattern at all."""
+        return self._match is not None
+
+    @property
+    def by_name(self) -> bool:
+        """Return whether a file's name alone decides a match (every pattern is `*<ending>`)."""
+        return self._endings is not None and not any("/" in e for e in self._endings)
+
     def __call__(self, relative: str) -> bool:
         """Return whether `relative` (with `/` separators), or its last part, matches."""
         if self._match is None:
@@ -114,16 +124,20 @@ def iter_files(
             if not excluded(Path(text).as_posix()):
                 yield text
             continue
+        by_name = included.by_name and not excluded.patterns  # the defaults: no path needed
         for root, dirs, files in os.walk(text):
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            names = sorted(name for name in files if not name.startswith("."))
+            base = root if root.endswith(os.sep) else root + os.sep  # as `os.path.join` does
+            if by_name:
+                yield from [base + name for name in names if included(name)]
+                continue
             folder = Path(os.path.relpath(root, text)).as_posix()
             prefix = "" if folder == "." else folder + "/"
-            for name in sorted(files):
-                if name.startswith("."):
-                    continue
+            for name in names:
                 relative = prefix + name
                 if included(relative) and not excluded(relative):
-                    yield os.path.join(root, name)
+                    yield base + name
 
 
 def _describe(err: Exception) -> str:

@@ -396,6 +396,11 @@ class RecordMigration:
         """Return `migrated`, `current`, `failed` or `unreadable`."""
         return "unreadable" if self.result is None else self.result.status
 
+    def shifted(self, lines: int) -> RecordMigration:
+        """Return this outcome `lines` lines further down its file."""
+        line = None if self.line is None else self.line + lines
+        return RecordMigration(self.path, line, self.result, self.error, self.changes)
+
 
 @dataclass(frozen=True)
 class FileMigration:
@@ -455,8 +460,13 @@ def _output_path(path: str, root: str | None, options: MigrateOptions) -> str | 
     if options.in_place:
         return path
     assert options.out is not None
-    relative = os.path.relpath(path, root) if root else os.path.basename(path)
-    return os.path.join(options.out, relative)
+    if not root:
+        return os.path.join(options.out, os.path.basename(path))
+    # A walk yields `root` joined with the rest: cut it off, sparing `relpath` (per file).
+    rest = path[len(root) :]
+    if path.startswith(root) and (root.endswith(os.sep) or rest.startswith(os.sep)):
+        return os.path.join(options.out, rest.lstrip(os.sep))
+    return os.path.join(options.out, os.path.relpath(path, root))
 
 
 def _migrate_item(registry: Registry, item: Item, options: MigrateOptions) -> RecordMigration:
@@ -739,8 +749,8 @@ def _join_ranges(
                 stream = stack.enter_context(writer)
             for (events, lines, error), scratch in ranges:
                 for event in events:
-                    assert isinstance(event, RecordMigration) and event.line is not None
-                    yield tally.add(replace(event, line=event.line + offset))
+                    assert isinstance(event, RecordMigration)
+                    yield tally.add(event.shifted(offset) if offset else event)
                 if error is not None:
                     failure = error
                     raise _Abandon
