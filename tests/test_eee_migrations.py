@@ -216,6 +216,14 @@ def test_url_list_source_moves_into_every_result() -> None:
     assert notes(ctx, "moved")["/source_data"] == "moved to /evaluation_results/1/source_data"
 
 
+def test_each_result_gets_its_own_copy_of_the_source() -> None:
+    record = url_record()
+    out = up(AGG, "0.1.0", record)
+    first, second = (containers(r["source_data"]) for r in out["evaluation_results"])
+    assert not first & second
+    assert not (first | second) & containers(record)
+
+
 def test_dataset_name_parameter_names_url_sources() -> None:
     out = up(AGG, "0.1.0", url_record(), StepContext({"dataset_name": "MMLU"}))
     assert {r["source_data"]["dataset_name"] for r in out["evaluation_results"]} == {"MMLU"}
@@ -829,6 +837,19 @@ def test_agentic_tool_calls_take_their_0_2_1_types() -> None:
     assert performance["sandbox_time_ms"] == 11000
     assert performance["additional_details"] == {"retries": "2", "region": "us-east-1"}
     assert "/performance/sandbox_time_ms" in notes(ctx, "kept")
+
+
+def test_instance_step_shares_what_it_does_not_change() -> None:
+    record = agentic()
+    out = up(INST, "0.2.0", record)
+    old, new = record["interactions"], out["messages"]
+    assert [n is o for o, n in zip(old, new, strict=True)] == [True, False, False, True, True]
+    calls = zip(old[1]["tool_calls"], new[1]["tool_calls"], strict=True)
+    assert [n is o for o, n in calls] == [False, True]  # call_2's arguments were all text
+    assert out["metadata"] is record["metadata"]
+    assert out["token_usage"] is record["token_usage"]
+    assert out["input"] is not record["input"]
+    assert out["performance"] is not record["performance"]
 
 
 def test_instance_evaluation_result_id_becomes_a_string() -> None:

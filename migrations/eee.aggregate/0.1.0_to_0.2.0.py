@@ -29,10 +29,13 @@
 - `model_info.additional_details` and `score_details.details` accept any values in both versions
   and are left as they are.
 - Any other top-level key is not allowed by 0.2.0 and is lost (`ctx.lose`).
+
+Only the objects and arrays on the way to a changed value are copied; the rest is shared.
 """
 
 from __future__ import annotations
 
+from operator import is_
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -49,21 +52,26 @@ PARAMS = (
     ),
 )
 
-_TOP_LEVEL = (
-    "schema_version",
-    "evaluation_id",
-    "evaluation_timestamp",
-    "retrieved_timestamp",
-    "source_metadata",
-    "model_info",
-    "evaluation_results",
-    "detailed_evaluation_results",
+_TOP_LEVEL = frozenset(
+    (
+        "schema_version",
+        "evaluation_id",
+        "evaluation_timestamp",
+        "retrieved_timestamp",
+        "source_metadata",
+        "model_info",
+        "evaluation_results",
+        "detailed_evaluation_results",
+    )
 )
 _NOTES = "notes"
 
 
 def _result_source(source: Any, result: dict[str, Any], dataset_name: Any) -> dict[str, Any]:
-    """Return the 0.2.0 `source_data` of one result from the 0.1.0 top-level value."""
+    """Return the 0.2.0 `source_data` of one result from the 0.1.0 top-level value.
+
+    Every result gets its own copy, so no two results of the output share an object.
+    """
     if isinstance(source, list):
         name = dataset_name if dataset_name is not None else result.get("evaluation_name")
         if not source:
@@ -110,14 +118,44 @@ def _generation_config(config: dict[str, Any], where: str, ctx: StepContext) -> 
     return out
 
 
+def _result(
+    result: dict[str, Any], where: str, source: dict[str, Any] | None, ctx: StepContext
+) -> dict[str, Any] | None:
+    """Return one result at 0.2.0, with `source` (if any) as its source_data; None if lost."""
+    changes: dict[str, Any] = {}
+    score_details = result.get("score_details")
+    if isinstance(score_details, (int, float)) and not isinstance(score_details, bool):
+        changes["score_details"] = {"score": score_details}
+        ctx.moved(where + "/score_details", where + "/score_details/score")
+    elif not isinstance(score_details, dict):
+        # 0.1.0 did not say score_details is an object, so null, text or a list passed;
+        # 0.2.0 needs an object with a numeric score, and there is none to carry.
+        kind = type(score_details).__name__
+        ctx.lose(where, f"score_details is {kind}, so the result has no score 0.2.0 can hold")
+        return None
+    config = result.get("generation_config")
+    if isinstance(config, dict):
+        changes["generation_config"] = _generation_config(config, where + "/generation_config", ctx)
+    if "detailed_evaluation_results_url" in result:
+        ctx.kept(
+            where + "/detailed_evaluation_results_url",
+            "0.2.0 declares no per-result link to detailed results; kept as an extra field",
+        )
+    out = result | changes if changes else result  # each changed key keeps its place
+    if source is not None:
+        out = insert_after(out, "evaluation_name", "source_data", source)
+    return out
+
+
 def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
     """Return `record` at 0.2.0 without changing it."""
-    out = clone(record)
+    out = dict(record)
     out["schema_version"] = TO
 
     model_info = out.get("model_info")
     if isinstance(model_info, dict) and isinstance(model_info.get("inference_engine"), str):
-        model_info["inference_engine"] = {"name": model_info["inference_engine"]}
+        engine = {"name": model_info["inference_engine"]}
+        out["model_info"] = model_info | {"inference_engine": engine}
         ctx.moved("/model_info/inference_engine", "/model_info/inference_engine/name")
 
     results = out.get("evaluation_results")
@@ -125,39 +163,21 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
     has_source = "source_data" in out
     source = out.pop("source_data", None)
     carried = False
-    dropped: list[int] = []
+    upgraded: list[Any] = []
     for index, result in enumerate(results):
-        if not isinstance(result, dict):
-            continue
-        where = to_pointer(("evaluation_results", index))
-        if has_source and "source_data" not in result:
-            value = _result_source(source, result, ctx.params.get("dataset_name"))
-            result = results[index] = insert_after(result, "evaluation_name", "source_data", value)
-            ctx.moved("/source_data", where + "/source_data")
-            carried = True
-        score_details = result.get("score_details")
-        if isinstance(score_details, (int, float)) and not isinstance(score_details, bool):
-            result["score_details"] = {"score": score_details}
-            ctx.moved(where + "/score_details", where + "/score_details/score")
-        elif not isinstance(score_details, dict):
-            # 0.1.0 did not say score_details is an object, so null, text or a list passed;
-            # 0.2.0 needs an object with a numeric score, and there is none to carry.
-            kind = type(score_details).__name__
-            ctx.lose(where, f"score_details is {kind}, so the result has no score 0.2.0 can hold")
-            dropped.append(index)
-            continue
-        config = result.get("generation_config")
-        if isinstance(config, dict):
-            result["generation_config"] = _generation_config(
-                config, where + "/generation_config", ctx
-            )
-        if "detailed_evaluation_results_url" in result:
-            ctx.kept(
-                where + "/detailed_evaluation_results_url",
-                "0.2.0 declares no per-result link to detailed results; kept as an extra field",
-            )
-    if dropped:
-        out["evaluation_results"] = [r for i, r in enumerate(results) if i not in dropped]
+        if isinstance(result, dict):
+            where = f"/evaluation_results/{index}"
+            value = None
+            if has_source and "source_data" not in result:
+                value = _result_source(source, result, ctx.params.get("dataset_name"))
+                ctx.moved("/source_data", where + "/source_data")
+                carried = True
+            result = _result(result, where, value, ctx)
+            if result is None:
+                continue
+        upgraded.append(result)
+    if len(upgraded) != len(results) or not all(map(is_, upgraded, results)):
+        out["evaluation_results"] = upgraded
     if has_source and not carried:
         reason = "every result states its own source_data" if results else "there is no result"
         ctx.lose("/source_data", f"0.2.0 keeps source_data per result and {reason}")

@@ -20,68 +20,107 @@
 - `performance` keeps its other extra fields where they are (`ctx.kept`).
 - `sample_hash`, `input.formatted`, `input.choices`, `num_turns`, `tool_calls_count` and the
   `token_usage` counts only accept more in 0.2.1 (null); nothing to change.
+
+Only the objects and arrays on the way to a changed value are copied; the rest is shared.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from operator import is_
 from typing import Any
 
 from evalreg.migrate import StepContext
-from evalreg.stepkit import as_text, carry, clone, to_pointer
+from evalreg.stepkit import as_text, carry, to_pointer
 
 FROM = "0.2.0"
 TO = "0.2.1"
 PARAMS = ()
 
-_DECLARED = (
-    "schema_version",
-    "evaluation_id",
-    "model_id",
-    "evaluation_name",
-    "evaluation_result_id",
-    "sample_id",
-    "sample_hash",
-    "interaction_type",
-    "input",
-    "output",
-    "interactions",
-    "answer_attribution",
-    "evaluation",
-    "token_usage",
-    "performance",
-    "error",
-    "metadata",
+_DECLARED = frozenset(
+    (
+        "schema_version",
+        "evaluation_id",
+        "model_id",
+        "evaluation_name",
+        "evaluation_result_id",
+        "sample_id",
+        "sample_hash",
+        "interaction_type",
+        "input",
+        "output",
+        "interactions",
+        "answer_attribution",
+        "evaluation",
+        "token_usage",
+        "performance",
+        "error",
+        "metadata",
+    )
 )
-_PERFORMANCE = ("latency_ms", "time_to_first_token_ms", "generation_time_ms", "additional_details")
+_PERFORMANCE = frozenset(
+    ("latency_ms", "time_to_first_token_ms", "generation_time_ms", "additional_details")
+)
 _OLD_LOCATOR = re.compile(r"^interactions(?=$|[\[.])")
 
 
-def _strings(mapping: dict[str, Any]) -> dict[str, str]:
-    """Return `mapping` with every value as text."""
+def _strings(mapping: dict[str, Any]) -> dict[str, Any]:
+    """Return `mapping` with every value as text (`mapping` itself if it holds only text)."""
+    if all(isinstance(value, str) for value in mapping.values()):
+        return mapping
     return {key: as_text(value) for key, value in mapping.items()}
 
 
-def _as_list(holder: dict[str, Any], key: str) -> None:
-    """Wrap a string at `holder[key]` in a one-element array."""
-    if isinstance(holder.get(key), str):
-        holder[key] = [holder[key]]
+def _each(items: list[Any], upgrade: Callable[[Any], Any]) -> list[Any]:
+    """Return `items` with `upgrade` applied to each (`items` itself if no item changed)."""
+    upgraded = [upgrade(item) for item in items]
+    return items if all(map(is_, upgraded, items)) else upgraded
 
 
-def _messages(messages: Any) -> None:
-    """Bring the items of `messages` to 0.2.1 (tool_call_id arrays, string arguments)."""
-    for message in messages if isinstance(messages, list) else []:
-        if not isinstance(message, dict):
-            continue
-        _as_list(message, "tool_call_id")
-        calls = message.get("tool_calls")
-        for call in calls if isinstance(calls, list) else []:
-            if isinstance(call, dict) and isinstance(call.get("arguments"), dict):
-                call["arguments"] = _strings(call["arguments"])
+def _as_lists(holder: dict[str, Any], *keys: str) -> dict[str, Any]:
+    """Return `holder` with a string at any of `keys` wrapped in a one-element array."""
+    out = holder
+    for key in keys:
+        if isinstance(holder.get(key), str):
+            if out is holder:
+                out = dict(holder)
+            out[key] = [holder[key]]
+    return out
+
+
+def _call(call: Any) -> Any:
+    """Return one item of `tool_calls` at 0.2.1 (string arguments)."""
+    if isinstance(call, dict) and isinstance(call.get("arguments"), dict):
+        arguments = _strings(call["arguments"])
+        if arguments is not call["arguments"]:
+            return call | {"arguments": arguments}
+    return call
+
+
+def _message(message: Any) -> Any:
+    """Return one item of `messages` at 0.2.1 (tool_call_id arrays, string arguments)."""
+    if not isinstance(message, dict):
+        return message
+    out = _as_lists(message, "tool_call_id")
+    calls = message.get("tool_calls")
+    if isinstance(calls, list):
+        upgraded = _each(calls, _call)
+        if upgraded is not calls:
+            out = out | {"tool_calls": upgraded}
+    return out
+
+
+def _attribution(item: Any) -> Any:
+    """Return one item of `answer_attribution` with a source that points into `messages`."""
+    source = item.get("source") if isinstance(item, dict) else None
+    if isinstance(source, str) and _OLD_LOCATOR.match(source):
+        return item | {"source": _OLD_LOCATOR.sub("messages", source)}
+    return item
 
 
 def _metadata(out: dict[str, Any], ctx: StepContext) -> None:
-    """Make metadata strings-only and move fields 0.2.1 does not declare into it."""
+    """Make metadata strings-only and move fields 0.2.1 does not declare into it (in `out`)."""
     extra = [key for key in out if key not in _DECLARED]
     metadata = out.get("metadata")
     if isinstance(metadata, dict):
@@ -90,6 +129,9 @@ def _metadata(out: dict[str, Any], ctx: StepContext) -> None:
         return
     if metadata is None:
         out["metadata"] = metadata = {}
+    elif isinstance(metadata, dict):
+        # The extras go into it, and it may still be the input's own object.
+        out["metadata"] = metadata = dict(metadata)
     for key in extra:
         value = as_text(out.pop(key))
         src, dst = to_pointer([key]), to_pointer(("metadata", key))
@@ -100,16 +142,19 @@ def _metadata(out: dict[str, Any], ctx: StepContext) -> None:
             carry(metadata, key, value, ctx, source=src, target=dst, clash=clash)
 
 
-def _performance(performance: Any, ctx: StepContext) -> None:
-    """Make performance.additional_details strings-only; report the extras kept."""
+def _performance(performance: Any, ctx: StepContext) -> Any:
+    """Return performance with additional_details strings-only; report the extras kept."""
     if not isinstance(performance, dict):
-        return
-    if isinstance(performance.get("additional_details"), dict):
-        performance["additional_details"] = _strings(performance["additional_details"])
+        return performance
+    details = performance.get("additional_details")
+    text = _strings(details) if isinstance(details, dict) else details
+    if text is not details:
+        performance = performance | {"additional_details": text}
     for key in performance:
         if key not in _PERFORMANCE:
             where = to_pointer(("performance", key))
             ctx.kept(where, "performance accepts extra fields in 0.2.1 too")
+    return performance
 
 
 def _renamed(out: dict[str, Any]) -> dict[str, Any]:
@@ -119,29 +164,28 @@ def _renamed(out: dict[str, Any]) -> dict[str, Any]:
 
 def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
     """Return `record` at 0.2.1 without changing it."""
-    out = clone(record)
+    out = dict(record)
     out["schema_version"] = TO
     _metadata(out, ctx)
     if "interactions" in out:
         out = _renamed(out)
         ctx.moved("/interactions", "/messages")
-    _messages(out.get("messages"))
+    if isinstance(out.get("messages"), list):
+        out["messages"] = _each(out["messages"], _message)
     if "evaluation_result_id" in out:
         out["evaluation_result_id"] = as_text(out["evaluation_result_id"])
     sample_id = out.get("sample_id")
     if isinstance(sample_id, int) and not isinstance(sample_id, bool):
         out["sample_id"] = str(sample_id)
     if isinstance(out.get("input"), dict):
-        _as_list(out["input"], "reference")
+        out["input"] = _as_lists(out["input"], "reference")
     if isinstance(out.get("output"), dict):
-        _as_list(out["output"], "raw")
-        _as_list(out["output"], "reasoning_trace")
-    attributions = out.get("answer_attribution")
-    for item in attributions if isinstance(attributions, list) else []:
-        if isinstance(item, dict) and isinstance(item.get("source"), str):
-            item["source"] = _OLD_LOCATOR.sub("messages", item["source"])
+        out["output"] = _as_lists(out["output"], "raw", "reasoning_trace")
+    if isinstance(out.get("answer_attribution"), list):
+        out["answer_attribution"] = _each(out["answer_attribution"], _attribution)
     evaluation = out.get("evaluation")
     if isinstance(evaluation, dict) and isinstance(evaluation.get("score"), bool):
-        evaluation["score"] = 1.0 if evaluation["score"] else 0.0
-    _performance(out.get("performance"), ctx)
+        out["evaluation"] = evaluation | {"score": 1.0 if evaluation["score"] else 0.0}
+    if "performance" in out:
+        out["performance"] = _performance(out["performance"], ctx)
     return out
