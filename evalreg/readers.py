@@ -91,9 +91,14 @@ class _Globs:
         return self._match is not None
 
     @property
-    def by_name(self) -> bool:
-        """Return whether a file's name alone decides a match (every pattern is `*<ending>`)."""
-        return self._endings is not None and not any("/" in e for e in self._endings)
+    def endings(self) -> tuple[str, ...] | None:
+        """Return the endings that decide a match by a file's name alone, if the patterns do.
+
+        That is when every pattern is `*` and a literal ending without a folder separator.
+        """
+        if self._endings is None or any("/" in e for e in self._endings):
+            return None
+        return self._endings
 
     def __call__(self, relative: str) -> bool:
         """Return whether `relative` (with `/` separators), or its last part, matches."""
@@ -124,13 +129,14 @@ def iter_files(
             if not excluded(Path(text).as_posix()):
                 yield text
             continue
-        by_name = included.by_name and not excluded.patterns  # the defaults: no path needed
+        # With the defaults (`*.json` and the like, no exclusions) a name's ending decides.
+        endings = included.endings if not excluded.patterns else None
         for root, dirs, files in os.walk(text):
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
             names = sorted(name for name in files if not name.startswith("."))
             base = root if root.endswith(os.sep) else root + os.sep  # as `os.path.join` does
-            if by_name:
-                yield from [base + name for name in names if included(name)]
+            if endings is not None:
+                yield from [base + n for n in names if os.path.normcase(n).endswith(endings)]
                 continue
             folder = Path(os.path.relpath(root, text)).as_posix()
             prefix = "" if folder == "." else folder + "/"
