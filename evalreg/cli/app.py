@@ -99,6 +99,7 @@ def main(argv: list[str] | None = None) -> None:
         emit("evalreg: interrupted", err=True)
         sys.exit(130)
     except click.ClickException as err:
+        _flush()
         err.show()
         sys.exit(EXIT_USAGE)
     except EvalregError as err:
