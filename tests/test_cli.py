@@ -341,14 +341,21 @@ def test_changelog_lists_every_version_newest_first(capsys: pytest.CaptureFixtur
     assert headings[-1] == "## eee.aggregate@0.2.0"
 
 
+def _instance_lines(path: Path, pattern: str) -> Path:
+    """Write instance-level 0.2.0 lines: `s` single-turn (no interactions), `m` multi-turn."""
+    valid = EXAMPLES / "eee.instance" / "valid"
+    lines = {
+        "s": iter((valid / "gsm8k_single_turn_samples.jsonl").read_text().splitlines()),
+        "m": iter((valid / "mt_bench_multi_turn_samples.jsonl").read_text().splitlines() * 3),
+    }
+    path.write_text("".join(next(lines[kind]) + "\n" for kind in pattern))
+    return path
+
+
 def test_migrate_counts_a_note_repeated_down_a_jsonl_file_once(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    valid = EXAMPLES / "eee.instance" / "valid"
-    single = (valid / "gsm8k_single_turn_samples.jsonl").read_text().splitlines()
-    multi = (valid / "mt_bench_multi_turn_samples.jsonl").read_text().splitlines()
-    path = tmp_path / "runs.jsonl"
-    path.write_text("\n".join([single[0], *multi, single[1], *multi, *multi]) + "\n")
+    path = _instance_lines(tmp_path / "runs.jsonl", "smmsmmmm")
     code, out, err = run(
         capsys, "migrate", str(path), "--to", "0.2.1", "--out", str(tmp_path / "o")
     )
@@ -363,11 +370,7 @@ def test_migrate_counts_a_note_repeated_down_a_jsonl_file_once(
 def test_migrate_prints_a_single_note_with_its_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    valid = EXAMPLES / "eee.instance" / "valid"
-    single = (valid / "gsm8k_single_turn_samples.jsonl").read_text().splitlines()
-    multi = (valid / "mt_bench_multi_turn_samples.jsonl").read_text().splitlines()
-    path = tmp_path / "runs.jsonl"
-    path.write_text("\n".join([single[0], multi[0]]) + "\n")
+    path = _instance_lines(tmp_path / "runs.jsonl", "sm")
     code, out, _ = run(capsys, "migrate", str(path), "--to", "0.2.1", "--dry-run")
     assert code == 0
     assert f"{path}:2: moved /interactions: moved to /messages" in out.splitlines()
