@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from evalreg.errors import (
     DataLossError,
@@ -25,7 +25,7 @@ from evalreg.errors import (
     RegistryError,
 )
 from evalreg.pointer import MISSING, resolve, split
-from evalreg.stepkit import clone
+from evalreg.stepkit import Relabel, clone
 from evalreg.versions import match_version, parse_version
 
 if TYPE_CHECKING:
@@ -346,6 +346,77 @@ def check_params(registry: Registry, params: Mapping[str, Any], family: str | No
         raise ParameterError(f"unknown parameter {', '.join(unknown)} (known: {known})")
 
 
+def _memo(registry: Registry, name: str) -> dict[Any, Any]:
+    """Return a cache kept on `registry` (which never changes once loaded) for what `name` holds."""
+    memo: dict[Any, Any] = registry.__dict__.setdefault(f"_memo_{name}", {})
+    return memo
+
+
+class _Move(NamedTuple):
+    """What the engine runs for one step, or for a run of relabelling steps taken as one."""
+
+    function: StepFunction
+    names: tuple[str, ...]
+    """The steps it performs (several: consecutive relabels of one pointer, the last one run)."""
+    target: str
+
+
+@dataclass(frozen=True)
+class _Route:
+    """The way from one version of a family to another, worked out once for every record."""
+
+    target: str
+    chain: tuple[Step, ...]
+    defaults: dict[str, Any]
+    """The default of every parameter the chain declares (never handed out to be changed)."""
+    moves: tuple[_Move, ...]
+    """The chain to run when nothing is checked in between: relabels in a row fused."""
+    each: tuple[_Move, ...]
+    """The chain step by step, for validation after each."""
+
+    @classmethod
+    def find(cls, registry: Registry, family: str, source: str, to: str) -> _Route:
+        """Return the (cached) route of `family` from `source` to `to` (or `latest`).
+
+        Raises:
+            UnknownVersionError: `to` is no version of the family.
+            NoMigrationPathError: no chain connects the two versions.
+        """
+        cache: dict[tuple[str, str, str], _Route] = _memo(registry, "routes")
+        route = cache.get((family, source, to))
+        if route is None:
+            target = registry.resolve_version(family, to)
+            steps = registry.steps(family)
+            chain = steps.plan(source, target)
+            each = tuple(_Move(s.function, (s.name,), s.target) for s in chain)
+            route = cls(target, chain, steps.defaults(source, target), _fuse(each), each)
+            cache[family, source, to] = route
+        return route
+
+
+def _fuse(moves: Iterable[_Move]) -> tuple[_Move, ...]:
+    """Return `moves` with each run of relabels of one pointer made one move: the last one.
+
+    Each relabel sets the same value that the next one overwrites, and the version marker the
+    engine writes after them depends only on the final version (and on whether the record had
+    a marker, which no relabel of the marker's own pointer takes away), so the record is the
+    same either way.
+    """
+    fused: list[_Move] = []
+    for move in moves:
+        last = fused[-1].function if fused else None
+        function = move.function
+        if (
+            isinstance(last, Relabel)
+            and isinstance(function, Relabel)
+            and last.pointer == function.pointer
+        ):
+            fused[-1] = _Move(function, fused[-1].names + move.names, move.target)
+        else:
+            fused.append(move)
+    return tuple(fused)
+
+
 @dataclass(frozen=True)
 class _Writer:
     """How `migrate` writes a family's version marker (its manifest's marker with a template)."""
@@ -356,7 +427,7 @@ class _Writer:
     @staticmethod
     def of(registry: Registry, family: str) -> _Writer | None:
         """Return the family's marker writer (None: the family has no marker it writes)."""
-        cache: dict[str, _Writer | None] = registry.__dict__.setdefault("_marker_writers", {})
+        cache: dict[str, _Writer | None] = _memo(registry, "marker_writers")
         if family not in cache:
             markers = registry.manifest(family).markers
             marker = next((m for m in markers if m.template is not None), None)
@@ -462,37 +533,38 @@ def migrate_record(
     assert family is not None and source is not None
     base |= {"family": family, "source": source}
     try:
-        target = registry.resolve_version(family, to)
-        chain = registry.steps(family).plan(source, target)
+        route = _Route.find(registry, family, source, to)
     except EvalregError as err:
         return _failed(base, str(err))
+    target, chain = route.target, route.chain
     base["target"] = target
 
     notes: list[Note] = []
     current: Any = clone(record) if copy_input and chain else record
     done: list[str] = []
-    all_params = registry.steps(family).defaults(source, target)
-    all_params.update(params or {})
+    all_params = {**route.defaults, **params} if params else route.defaults
     writer = _Writer.of(registry, family)
-    for step in chain:
-        ctx = StepContext(all_params, allow_loss=allow_loss, step=step.name)
+    each = validate == "each"
+    for function, names, version in route.each if each else route.moves:
+        name = names[-1]
+        ctx = StepContext(all_params, allow_loss=allow_loss, step=name)
         try:
-            migrated = step.function(current, ctx)
+            migrated = function(current, ctx)
         except DataLossError as err:
-            return _failed(base, str(err), step.name, steps=tuple(done))
+            return _failed(base, str(err), name, steps=tuple(done))
         except Exception as err:  # a step is user code: report the failure, keep going
             message = f"{type(err).__name__}: {err}"
-            return _failed(base, message, step.name, steps=tuple(done))
+            return _failed(base, message, name, steps=tuple(done))
         if not isinstance(migrated, dict):
-            return _failed(base, "the step did not return an object", step.name)
-        current = migrated if writer is None else writer.write(migrated, current, step.target)
+            return _failed(base, "the step did not return an object", name)
+        current = migrated if writer is None else writer.write(migrated, current, version)
         notes += ctx.notes
-        done.append(step.name)
-        if validate == "each" and step is not chain[-1]:
-            issues = registry.validator(family, step.target).issues(current)
+        done += names
+        if each and version != target:
+            issues = registry.validator(family, version).issues(current)
             if issues:
-                message = f"not valid at {step.target} after this step: {issues[0]}"
-                return _failed(base, message, step.name, steps=tuple(done), issues=tuple(issues))
+                message = f"not valid at {version} after this step: {issues[0]}"
+                return _failed(base, message, name, steps=tuple(done), issues=tuple(issues))
     if validate != "none":
         issues = registry.validator(family, target).issues(current)
         if issues:

@@ -62,30 +62,41 @@ def relabel(pointer: str, label: str) -> _Step:
     """Return a step function that copies a record and sets the value at `pointer` to `label`.
 
     A missing key is added at the end of its object; where the object that should hold it is
-    missing (or no object), the copy is returned without a label.
+    missing (or no object), the copy is returned without a label. The engine runs consecutive
+    relabelling steps of one pointer as the last of them alone: the result is the same.
 
     Raises:
         ValueError: `pointer` is not a JSON pointer to a place inside the record.
     """
-    tokens = split(pointer)
-    if not tokens:
-        raise ValueError("relabel needs a pointer to a place inside the record, not ''")
-    *parents, last = tokens
+    return Relabel(pointer, label)
 
-    def relabelled(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
+
+class Relabel:
+    """The step function `relabel` returns: set the value at one pointer to a fixed label."""
+
+    def __init__(self, pointer: str, label: str) -> None:
+        tokens = split(pointer)
+        if not tokens:
+            raise ValueError("relabel needs a pointer to a place inside the record, not ''")
+        self.pointer = pointer
+        self.label = label
+        *self._parents, self._last = tokens
+        self.__doc__ = f"Return a copy of `record` with {pointer} set to {label!r}."
+
+    def __call__(self, record: dict[str, Any], ctx: StepContext | None = None) -> dict[str, Any]:
         # Only the objects on the way to the label are copied; the rest is shared, unchanged.
         out = dict(record)
         holder: dict[str, Any] = out
-        for token in parents:
+        for token in self._parents:
             child = holder.get(token)
             if not isinstance(child, dict):
                 return out
             holder[token] = holder = dict(child)
-        holder[last] = label
+        holder[self._last] = self.label
         return out
 
-    relabelled.__doc__ = f"Return a copy of `record` with {pointer} set to {label!r}."
-    return relabelled
+    def __repr__(self) -> str:
+        return f"relabel({self.pointer!r}, {self.label!r})"
 
 
 def as_text(value: Any) -> str:

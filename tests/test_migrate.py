@@ -357,3 +357,103 @@ def test_step_context_records_notes() -> None:
     ctx.lose("/y", "no place")
     assert [(n.kind, n.step) for n in ctx.notes] == [("kept", "1 -> 2"), ("lost", "1 -> 2")]
     assert Param("a", "help").default is None
+
+
+# -- relabels in a row run as one ---------------------------------------------------------------
+
+RELABEL_MANIFEST = """\
+name: acme.tag
+title: Acme tags
+kind: json
+markers:
+  - pointer: /meta/v
+    template: "{version}"
+    when: present
+"""
+
+
+def _relabel_registry(make_registry_dir: Any, pointer: str) -> evalreg.Registry:
+    """Return a registry whose family goes 1 -> 2 -> 3 -> 4 by relabelling `pointer` only."""
+    schema = {"type": "object"}
+    steps = {
+        f"{a}_to_{b}.py": (
+            "from evalreg.stepkit import relabel\n"
+            f"FROM = '{a}'\nTO = '{b}'\n"
+            f"upgrade = relabel({pointer!r}, TO)\ndowngrade = relabel({pointer!r}, FROM)\n"
+        )
+        for a, b in (("1", "2"), ("2", "3"), ("3", "4"))
+    }
+    family = {
+        "manifest": RELABEL_MANIFEST,
+        "schemas": dict.fromkeys(("1", "2", "3", "4"), schema),
+        "steps": steps,
+    }
+    return evalreg.load_registry([make_registry_dir({"acme.tag": family})], builtin=False)
+
+
+RECORDS_TO_TAG = st.fixed_dictionaries(
+    {"meta": st.fixed_dictionaries({"v": st.just("1")}, optional={"x": st.integers()})},
+    optional={"v": st.just("1"), "y": st.text(max_size=3)},
+)
+"""Records at version 1 (stated at /meta/v), with or without the other places relabelled."""
+
+
+@pytest.mark.parametrize("pointer", ["/meta/v", "/v", "/meta/deep/v"])
+def test_relabels_in_a_row_give_what_the_steps_one_by_one_give(
+    make_registry_dir: Any, pointer: str
+) -> None:
+    from evalreg.migrate import _Route
+
+    registry = _relabel_registry(make_registry_dir, pointer)
+    route = _Route.find(registry, "acme.tag", "1", "4")
+    assert [m.names for m in route.moves] == [("1 -> 2", "2 -> 3", "3 -> 4")]
+    assert len(route.each) == 3
+
+    @given(record=RECORDS_TO_TAG)
+    def check(record: dict[str, Any]) -> None:
+        fused = registry.migrate(record, "4", family="acme.tag")
+        stepwise = registry.migrate(record, "4", family="acme.tag", validate="each")
+        by_hand = record
+        for version in ("2", "3", "4"):
+            by_hand = registry.migrate(by_hand, version, family="acme.tag").record
+        assert fused.steps == stepwise.steps == ("1 -> 2", "2 -> 3", "3 -> 4")
+        assert fused.record == stepwise.record == by_hand
+        assert list(fused.record) == list(by_hand)  # key order too
+
+    check()
+
+
+def test_relabels_of_different_pointers_are_not_fused(registry: evalreg.Registry) -> None:
+    from evalreg.migrate import _fuse, _Move
+    from evalreg.stepkit import relabel
+
+    moves = [
+        _Move(relabel("/a", "2"), ("1 -> 2",), "2"),
+        _Move(relabel("/b", "3"), ("2 -> 3",), "3"),
+        _Move(relabel("/b", "4"), ("3 -> 4",), "4"),
+    ]
+    assert [m.names for m in _fuse(moves)] == [("1 -> 2",), ("2 -> 3", "3 -> 4")]
+
+
+def test_the_eee_instance_chain_runs_its_relabels_as_one(registry: evalreg.Registry) -> None:
+    from evalreg.migrate import _Route
+
+    route = _Route.find(registry, "eee.instance", "0.2.0", "latest")
+    assert route.target == registry.latest("eee.instance")
+    assert [m.names for m in route.moves] == [
+        ("0.2.0 -> 0.2.1",),
+        ("0.2.1 -> 0.2.2", "0.2.2 -> 0.2.3", "0.2.3 -> 0.3.0"),
+    ]
+    lines = Path(__file__).parent / "eee_records" / "eee.instance" / "0.2.0" / "samples.jsonl"
+    for line in lines.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        record = json.loads(line)
+        fused = registry.migrate(record, "latest")
+        stepwise = registry.migrate(record, "latest", validate="each")
+        assert fused.status == stepwise.status == "migrated"
+        assert (fused.record, fused.steps, fused.notes) == (
+            stepwise.record,
+            stepwise.steps,
+            stepwise.notes,
+        )
