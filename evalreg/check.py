@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 from urllib.parse import urldefrag, urljoin
 
+from evalreg.defaults import DEFAULT_EXAMPLES
 from evalreg.errors import EvalregError, NoMigrationPathError, RegistryError
 from evalreg.versions import is_version, match_version, parse_version
 
@@ -42,8 +43,6 @@ if TYPE_CHECKING:
     from evalreg.migrate import Step, StepModule, StepSet
     from evalreg.registry import Registry
 
-DEFAULT_EXAMPLES = 50
-"""Generated records per step and direction."""
 
 Severity = Literal["error", "warning", "note"]
 BumpLevel = Literal["major", "minor", "patch"]

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urldefrag, urljoin, urlsplit
 
+from evalreg.defaults import DEFAULT_BASE_URL
 from evalreg.errors import RegistryError
 from evalreg.versions import parse_version
 
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
     from evalreg.manifest import FamilyManifest
     from evalreg.registry import Registry, SchemaEntry
 
-DEFAULT_BASE_URL = "https://evalreg.github.io/schemas/"
 CATALOG_SCHEMA = "https://json.schemastore.org/schema-catalog.json"
 LATEST_NAME = "latest"
 # A pattern such as `*.json` matches every file of its kind: an editor following the catalog

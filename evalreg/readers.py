@@ -8,7 +8,6 @@ Supported: `.json` (one document), `.jsonl` (one record a line, streamed), `.yam
 from __future__ import annotations
 
 import fnmatch
-import gzip
 import io
 import itertools
 import os
@@ -68,6 +67,8 @@ def open_binary(path: str | os.PathLike[str]) -> IO[bytes]:
     if str(path) == STDIN:
         return sys.stdin.buffer
     if is_gzip(path):
+        import gzip  # only for compressed input: it costs start-up time
+
         return gzip.open(path, "rb")  # type: ignore[return-value]
     return open(path, "rb")
 

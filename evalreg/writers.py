@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import gzip
 import os
-import secrets
 import shutil
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -51,7 +50,7 @@ def sync_written(folders: Iterable[str | os.PathLike[str]], *, files_synced: boo
 def _create_temporary(target: Path) -> tuple[int, Path]:
     """Create an empty temporary file beside `target`, with the mode a new file gets."""
     for _ in range(100):
-        temp = target.parent / f".{target.name}.{secrets.token_hex(6)}.tmp"
+        temp = target.parent / f".{target.name}.{os.urandom(6).hex()}.tmp"
         try:
             # 0o666 less the umask, as for any new file (mkstemp would give 0o600)
             return os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _BINARY, 0o666), temp

@@ -6,12 +6,15 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from evalreg.check import DEFAULT_EXAMPLES, CheckReport
 from evalreg.cli.app import EXIT_PROBLEMS, Context, cli, emit, fail, pass_context
-from evalreg.publish import DEFAULT_BASE_URL, normalise_base_url
+from evalreg.defaults import DEFAULT_BASE_URL, DEFAULT_EXAMPLES
+
+if TYPE_CHECKING:
+    from evalreg.check import CheckReport
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "note": 2}
 
@@ -131,7 +134,7 @@ def release_command(
     A released schema can never change again: loading a registry whose released schema
     differs from its recorded digest is an error.
     """
-    from evalreg.check import check_registry
+    from evalreg.check import CheckReport, check_registry
     from evalreg.lock import release
 
     registry = context.registry
@@ -148,6 +151,8 @@ def release_command(
 
 
 def _base_url(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    from evalreg.publish import normalise_base_url
+
     try:
         return normalise_base_url(value)
     except ValueError as err:
