@@ -2,9 +2,12 @@
 
     python benchmarks/floor.py parse PATH            # PATH: a directory of JSON files, or JSONL
     python benchmarks/floor.py rewrite PATH OUT      # also orjson.dumps and write every record
+    python benchmarks/floor.py spin UNITS JOBS       # pure-Python work in JOBS processes
 
 Directories are walked like `evalreg` walks them (sorted, hidden names skipped, `*.json` files);
 `rewrite` mirrors the tree under OUT (indented, as the files were) or writes one JSONL file.
+`spin` measures the machine rather than the input: how much faster equal, independent pieces of
+pure-Python work get done by JOBS processes than by one, the most any `--jobs` can gain here.
 """
 
 from __future__ import annotations
@@ -71,6 +74,29 @@ def rewrite(path: str, out: str) -> int:
     return count
 
 
+def _unit(seed: int) -> int:
+    """One piece of pure-Python work (about 0.1 s): dict and integer operations."""
+    table: dict[int, int] = {}
+    total = seed
+    for i in range(600_000):
+        table[i & 1023] = i
+        total += table.get(i % 997, 0)
+    return total
+
+
+def spin(units: int, jobs: int) -> int:
+    """Do `units` pieces of work in `jobs` processes; return how many were done."""
+    if jobs <= 1:
+        return len([_unit(i) for i in range(units)])
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        return len(pool.map(_unit, range(units), chunksize=1))
+
+
 if __name__ == "__main__":
     mode, *args = sys.argv[1:]
-    print(parse(*args) if mode == "parse" else rewrite(*args))
+    if mode == "spin":
+        print(spin(int(args[0]), int(args[1])))
+    else:
+        print(parse(*args) if mode == "parse" else rewrite(*args))

@@ -323,6 +323,8 @@ class Report:
 
     rows: list[Row] = field(default_factory=list)
     targets: list[Target] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """What the reader needs to weigh the figures (printed under the targets)."""
 
     def target(self, name: str, value: float, limit: float, unit: str, *, below: bool) -> None:
         """Record a target met when `value` is below (or above) `limit`."""
@@ -331,11 +333,23 @@ class Report:
         self.targets.append(Target(name, f"{value:.2f}{unit}", f"{sign} {limit:g}{unit}", met))
 
 
-def _clear(path: Path) -> Callable[[], None]:
-    def clear() -> None:
-        shutil.rmtree(path, ignore_errors=True)
+def _warm(path: Path, clear: Path | None = None) -> Callable[[], None]:
+    """Return what to do before a run: read `path` into the page cache, remove `clear`.
 
-    return clear
+    Every run starts with its input just read (as on a machine that just wrote or read it), so
+    that the figures compare work done rather than how much of the input the operating system
+    kept cached since the previous run (some machines reclaim the page cache within seconds).
+    """
+
+    def before() -> None:
+        if clear is not None:
+            shutil.rmtree(clear, ignore_errors=True)
+        for file in [path] if path.is_file() else sorted(path.rglob("*.json")):
+            with open(file, "rb") as stream:
+                while stream.read(1 << 20):
+                    pass
+
+    return before
 
 
 def benchmark(data: Path, sizes: Sizes, repeat: int, cores: int, idle: float) -> Report:
@@ -362,12 +376,12 @@ def benchmark(data: Path, sizes: Sizes, repeat: int, cores: int, idle: float) ->
         ("aggregates", sizes.aggregates, "validate aggregate dir"),
         ("lines", sizes.lines, "validate instance JSONL"),
     ):
-        target = str(paths[key])
+        target, warm = str(paths[key]), _warm(paths[key])
         floor, one, all_cores = timed(
             [
-                Job([*FLOOR, "parse", target]),
-                Job([*EVALREG, "validate", "--jobs", "1", target]),
-                Job([*EVALREG, "validate", "--jobs", str(cores), target]),
+                Job([*FLOOR, "parse", target], before=warm),
+                Job([*EVALREG, "validate", "--jobs", "1", target], before=warm),
+                Job([*EVALREG, "validate", "--jobs", str(cores), target], before=warm),
             ],
             repeat,
         )
@@ -394,7 +408,7 @@ def benchmark(data: Path, sizes: Sizes, repeat: int, cores: int, idle: float) ->
         )
     else:
         command = [*CHECK_JSONSCHEMA, "--schemafile", str(AGGREGATE_SCHEMA), *files]
-        [check] = timed([Job(command, cwd=paths["aggregates"])])
+        [check] = timed([Job(command, cwd=paths["aggregates"], before=_warm(paths["aggregates"]))])
         report.rows.append(
             Row("check-jsonschema aggregate dir", len(files), agg1.size, check, agg1.floor)
         )
@@ -421,9 +435,15 @@ def benchmark(data: Path, sizes: Sizes, repeat: int, cores: int, idle: float) ->
         command = [*EVALREG, "migrate", "--to", to, source, "--out"]
         floor, one, all_cores = timed(
             [
-                Job([*FLOOR, "rewrite", source, str(written)], before=_clear(written)),
-                Job([*command, str(out / "one"), "--jobs", "1"], before=_clear(out / "one")),
-                Job([*command, str(out / "all"), "--jobs", str(cores)], before=_clear(out / "all")),
+                Job([*FLOOR, "rewrite", source, str(written)], before=_warm(paths[key], written)),
+                Job(
+                    [*command, str(out / "one"), "--jobs", "1"],
+                    before=_warm(paths[key], out / "one"),
+                ),
+                Job(
+                    [*command, str(out / "all"), "--jobs", str(cores)],
+                    before=_warm(paths[key], out / "all"),
+                ),
             ],
             repeat,
         )
@@ -446,6 +466,18 @@ def benchmark(data: Path, sizes: Sizes, repeat: int, cores: int, idle: float) ->
     if cores < 2:
         report.targets.append(Target("--jobs 2 / --jobs 1 throughput", "one core", ">= 1.7x", None))
     else:
+        # The machine's own ceiling: equal, independent pieces of pure-Python work, done by one
+        # process and by one per core (a core may run faster while the others are idle).
+        units = str(6 * cores)
+        alone, together = timed(
+            [Job([*FLOOR, "spin", units, "1"]), Job([*FLOOR, "spin", units, str(cores)])], repeat
+        )
+        for name, run in (("1 process", alone), (f"{cores} processes", together)):
+            report.rows.append(Row(f"machine: pure-Python work, {name}", int(units), 0, run))
+        report.notes.append(
+            f"machine ceiling for {many}: independent pure-Python work runs "
+            f"{alone.wall / together.wall:.2f}x as fast in {cores} processes as in one"
+        )
         for one, all_cores in pairs:
             name = one.name.replace(", --jobs 1", "")
             report.target(
@@ -474,7 +506,7 @@ def benchmark(data: Path, sizes: Sizes, repeat: int, cores: int, idle: float) ->
             Job([*EVALREG, "validate", source]),
             Job(
                 [*EVALREG, "migrate", "--to", "latest", "--out", str(out / "memory"), source],
-                before=_clear(out / "memory"),
+                before=lambda: shutil.rmtree(out / "memory", ignore_errors=True),
             ),
         ],
         memory=True,
@@ -521,6 +553,8 @@ def render(report: Report) -> str:
     for target in report.targets:
         result = "n/a" if target.met is None else "PASS" if target.met else "FAIL"
         lines.append(f"{target.name:<78} {target.measured:>10} {target.limit:>10}  {result}")
+    if report.notes:
+        lines += ["", *report.notes]
     return "\n".join(lines)
 
 
