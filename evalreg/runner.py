@@ -390,6 +390,10 @@ class RecordMigration:
     """Why the record could not be read (then `result` is None)."""
     changes: tuple[str, ...] = ()
     """A short summary of the changes (dry runs only)."""
+    count: int = 1
+    """How many records, on consecutive lines from `line`, had this same outcome. Outcomes that
+    come back from other processes (`jobs` above one) are counted in such runs where they
+    succeeded with the same steps and notes; the others stand for one record each."""
 
     @property
     def status(self) -> str:
@@ -399,7 +403,7 @@ class RecordMigration:
     def shifted(self, lines: int) -> RecordMigration:
         """Return this outcome `lines` lines further down its file."""
         line = None if self.line is None else self.line + lines
-        return RecordMigration(self.path, line, self.result, self.error, self.changes)
+        return RecordMigration(self.path, line, self.result, self.error, self.changes, self.count)
 
 
 @dataclass(frozen=True)
@@ -413,6 +417,10 @@ class FileMigration:
     current: int = 0
     failed: int = 0
     message: str = ""
+
+
+MigrationEvent = RecordMigration | FileMigration
+"""What migrating reports: the outcome of a record (or of a run of records), or of a file."""
 
 
 @dataclass(frozen=True)
@@ -512,11 +520,11 @@ class _Tally:
 
     def add(self, migration: RecordMigration) -> RecordMigration:
         if migration.status == "migrated":
-            self.migrated += 1
+            self.migrated += migration.count
         elif migration.status == "current":
-            self.current += 1
+            self.current += migration.count
         else:
-            self.failed += 1
+            self.failed += migration.count
         return migration
 
     def outcome(self, path: str, output: str | None, rewrites: bool) -> FileMigration:
@@ -667,8 +675,47 @@ def _lean(event: RecordMigration | FileMigration) -> RecordMigration | FileMigra
     return replace(event, result=replace(event.result, record=None))
 
 
-Ranged = tuple[list[RecordMigration | FileMigration], int, str | None]
-"""What a worker reports of one part: its events, its number of lines, and a write error."""
+def _runs(events: Iterable[MigrationEvent]) -> list[MigrationEvent]:
+    """Return lean `events` with each run of records that succeeded alike counted in one event.
+
+    A run is records on consecutive lines of one file with equal results (status, versions,
+    steps and notes; the records themselves are gone, see `_lean`). A worker sends these to the
+    parent, which then handles one event per run rather than one per record.
+    """
+    found: list[MigrationEvent] = []
+    run: RecordMigration | None = None
+    next_line = count = 0
+    for event in events:
+        if (
+            run is not None
+            and isinstance(event, RecordMigration)
+            and event.line == next_line
+            and event.result == run.result
+            and not event.changes
+            and event.path == run.path
+        ):
+            next_line, count = next_line + 1, count + 1
+            continue
+        if run is not None and count > 1:
+            found[-1] = replace(run, count=count)
+        found.append(event)
+        run = None
+        if (
+            isinstance(event, RecordMigration)
+            and event.line is not None
+            and event.result is not None
+            and event.result.status != "failed"
+            and not event.changes
+        ):
+            run, next_line, count = event, event.line + 1, 1
+    if run is not None and count > 1:
+        found[-1] = replace(run, count=count)
+    return found
+
+
+Ranged = tuple[list[MigrationEvent], int, str | None]
+"""What a worker reports of one part: its events (in runs), its number of lines, and a write
+error."""
 
 
 def _migrate_part(
@@ -682,7 +729,7 @@ def _migrate_part(
     """Migrate a whole file, or a range of a JSONL file into the file `scratch`."""
     if part.end is None:
         whole = migrate_file(registry, part.path, output, options, folders=folders)
-        return [_lean(e) for e in whole], 0, None
+        return _runs(_lean(e) for e in whole), 0, None
     events: list[RecordMigration | FileMigration] = []
     lines = 0
 
@@ -706,8 +753,8 @@ def _migrate_part(
             for event in _migrate_items(registry, items(), options, _Tally(), stream):
                 events.append(_lean(event))
     except OSError as err:
-        return events, lines, err.strerror or str(err)
-    return events, lines, None
+        return _runs(events), lines, err.strerror or str(err)
+    return _runs(events), lines, None
 
 
 def _migrate_unit(
@@ -785,7 +832,8 @@ def migrate_paths(
 
     With `jobs` above one and enough input, files and ranges of large JSONL files are migrated
     by that many processes: the files written and the outcomes reported, in their order, are the
-    same as with one, except that the results carry no records (they are in the files).
+    same as with one, except that the results carry no records (they are in the files) and that
+    records on consecutive lines that succeeded alike come as one outcome with their `count`.
     """
     outputs: deque[str | None] = deque()  # of the files walked, in order
 

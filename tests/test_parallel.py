@@ -22,6 +22,7 @@ from evalreg.cli import main
 from evalreg.readers import line_ranges, read_range
 from evalreg.registry import Registry
 from evalreg.runner import (
+    FileMigration,
     MigrateOptions,
     RecordCheck,
     RecordMigration,
@@ -259,8 +260,38 @@ def test_migrate_paths_results_carry_no_record_across_processes(
     path = _jsonl(tmp_path / "samples.jsonl", 60, broken=False)
     options = MigrateOptions(to="latest", out=str(tmp_path / "out"))
     events = list(migrate_paths(registry, [str(path)], options, jobs=2))
-    assert len(events) == 61 and events[-1].status == "written"  # type: ignore[union-attr]
-    assert all(e.result.record is None for e in events[:-1])  # type: ignore[union-attr]
+    *records, done = events
+    assert isinstance(done, FileMigration) and (done.status, done.migrated) == ("written", 60)
+    assert all(isinstance(e, RecordMigration) and e.result is not None for e in records)
+    assert all(e.result.record is None for e in records)  # type: ignore[union-attr]
+
+
+def _outcome(event: RecordMigration, line: int | None) -> tuple[Any, ...]:
+    result = event.result
+    if result is None:
+        return (event.path, line, event.status, event.error)
+    return (event.path, line, event.status, result.steps, result.notes, result.error)
+
+
+def test_records_that_succeeded_alike_come_back_from_workers_as_runs(
+    small_units: None, registry: Registry, tmp_path: Path
+) -> None:
+    path = _jsonl(tmp_path / "samples.jsonl", 150)  # failing, blank and unreadable lines too
+    options = MigrateOptions(to="latest", out=str(tmp_path / "out"))
+    one = list(migrate_paths(registry, [str(path)], options, jobs=1))
+    two = list(migrate_paths(registry, [str(path)], options, jobs=2))
+    assert all(e.count == 1 for e in one if isinstance(e, RecordMigration))
+    runs = [e for e in two if isinstance(e, RecordMigration)]
+    singles = [e for e in one if isinstance(e, RecordMigration)]
+    assert max(e.count for e in runs) > 1 and len(runs) < len(singles)
+    assert all(e.status in ("migrated", "current") for e in runs if e.count > 1)
+    expanded = [
+        _outcome(e, None if e.line is None else e.line + i) for e in runs for i in range(e.count)
+    ]
+    assert expanded == [_outcome(e, e.line) for e in singles]
+    assert [e for e in two if isinstance(e, FileMigration)] == [
+        e for e in one if isinstance(e, FileMigration)
+    ]
 
 
 # -- the benchmark -------------------------------------------------------------------------------

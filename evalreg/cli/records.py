@@ -443,12 +443,12 @@ class _NoteGroups:
     def __init__(self) -> None:
         self.groups: dict[tuple[str, str, str, str], tuple[int | None, int]] = {}
 
-    def add(self, path: str, line: int | None, notes: Iterable[Any]) -> None:
-        """Count the notes of the record at `path`, `line`."""
+    def add(self, path: str, line: int | None, notes: Iterable[Any], records: int = 1) -> None:
+        """Count the notes of the record at `path`, `line` (and of the `records` - 1 after it)."""
         for note in notes:
             key = (path, note.kind, note.pointer or "/", note.detail)
             first, count = self.groups.get(key, (line, 0))
-            self.groups[key] = (first, count + 1)
+            self.groups[key] = (first, count + records)
 
     def lines(self) -> Iterator[str]:
         """Yield one line per distinct note, in the order they first came."""
@@ -473,28 +473,12 @@ def _print_record(
     notes: _NoteGroups,
 ) -> None:
     result = event.result
-    where = _where(event.path, event.line)
     if fmt == "json":
-        row: dict[str, Any] = {"path": event.path, "line": event.line, "status": event.status}
-        if result is not None:
-            row |= {
-                "family": result.family,
-                "from": result.source,
-                "to": result.target,
-                "steps": list(result.steps),
-                "notes": [
-                    {"kind": n.kind, "pointer": n.pointer, "detail": n.detail, "step": n.step}
-                    for n in result.notes
-                ],
-                "error": result.error,
-                "failed_step": result.failed_step,
-            }
-        else:
-            row["error"] = event.error
-        if dry_run:
-            row["changes"] = list(event.changes)
-        emit_json(row)
+        lines = [event.line] if event.line is None else range(event.line, event.line + event.count)
+        for line in lines:
+            _print_json_row(event, line, dry_run)
         return
+    where = _where(event.path, event.line)
     if result is None:
         emit(f"{where}: unreadable: {event.error}")
         return
@@ -511,6 +495,30 @@ def _print_record(
         step = f" at step {result.failed_step}" if result.failed_step else ""
         emit(f"{where}: failed{step}: {result.error}")
         return
-    notes.add(event.path, event.line, result.notes)
+    notes.add(event.path, event.line, result.notes, event.count)
     if dry_run and result.status == "migrated":
         emit(f"{where}: {result.source} -> {result.target}: " + "; ".join(event.changes))
+
+
+def _print_json_row(event: Any, line: int | None, dry_run: bool) -> None:
+    """Print the JSON row of one record."""
+    result = event.result
+    row: dict[str, Any] = {"path": event.path, "line": line, "status": event.status}
+    if result is not None:
+        row |= {
+            "family": result.family,
+            "from": result.source,
+            "to": result.target,
+            "steps": list(result.steps),
+            "notes": [
+                {"kind": n.kind, "pointer": n.pointer, "detail": n.detail, "step": n.step}
+                for n in result.notes
+            ],
+            "error": result.error,
+            "failed_step": result.failed_step,
+        }
+    else:
+        row["error"] = event.error
+    if dry_run:
+        row["changes"] = list(event.changes)
+    emit_json(row)
