@@ -436,6 +436,10 @@ class MigrateOptions:
     in_place: bool = False
     backup: str | None = None
     dry_run: bool = False
+    grouped: bool = False
+    """With `jobs` above one, report the records of a part of the work that succeeded alike as
+    one outcome, at the first one's line, with their count (`RecordMigration.count`), rather than
+    runs of consecutive ones: for callers that only count them and summarise their notes."""
 
 
 def change_summary(before: Any, after: Any, limit: int = 8) -> tuple[str, ...]:
@@ -675,41 +679,52 @@ def _lean(event: RecordMigration | FileMigration) -> RecordMigration | FileMigra
     return replace(event, result=replace(event.result, record=None))
 
 
-def _runs(events: Iterable[MigrationEvent]) -> list[MigrationEvent]:
-    """Return lean `events` with each run of records that succeeded alike counted in one event.
+def _succeeded(event: MigrationEvent) -> bool:
+    """Return whether `event` is a record that migrated or was current (and has a line)."""
+    return (
+        isinstance(event, RecordMigration)
+        and event.line is not None
+        and event.result is not None
+        and event.result.status != "failed"
+        and not event.changes
+    )
 
-    A run is records on consecutive lines of one file with equal results (status, versions,
-    steps and notes; the records themselves are gone, see `_lean`). A worker sends these to the
-    parent, which then handles one event per run rather than one per record.
+
+def _runs(events: Iterable[MigrationEvent], grouped: bool = False) -> list[MigrationEvent]:
+    """Return lean `events` with the records that succeeded alike counted in one event each.
+
+    Alike: records of one file with equal results (status, versions, steps and notes; the
+    records themselves are gone, see `_lean`). Counted are the runs of such records on
+    consecutive lines; with `grouped`, all of them, at the first one's line, in the order of
+    first appearance. A worker sends these to the parent, which then handles one event per run
+    or group rather than one per record.
     """
     found: list[MigrationEvent] = []
-    run: RecordMigration | None = None
-    next_line = count = 0
+    heads: dict[int, RecordMigration] = {}  # index in `found` -> the first record it counts
+    counts: dict[int, int] = {}  # index in `found` -> how many records it counts
+    groups: dict[tuple[str, MigrationResult], int] = {}  # (path, result) -> index in `found`
+    run, next_line = -1, 0  # the run the next record may join (-1: none), and its line
     for event in events:
-        if (
-            run is not None
-            and isinstance(event, RecordMigration)
-            and event.line == next_line
-            and event.result == run.result
-            and not event.changes
-            and event.path == run.path
-        ):
-            next_line, count = next_line + 1, count + 1
+        if not _succeeded(event):
+            found.append(event)
+            run = -1
             continue
-        if run is not None and count > 1:
-            found[-1] = replace(run, count=count)
-        found.append(event)
-        run = None
-        if (
-            isinstance(event, RecordMigration)
-            and event.line is not None
-            and event.result is not None
-            and event.result.status != "failed"
-            and not event.changes
-        ):
-            run, next_line, count = event, event.line + 1, 1
-    if run is not None and count > 1:
-        found[-1] = replace(run, count=count)
+        assert isinstance(event, RecordMigration) and event.result is not None
+        if grouped:
+            index = groups.setdefault((event.path, event.result), len(found))
+        elif run >= 0 and event.line == next_line and event.result == heads[run].result:
+            index = run  # a record of one file follows the last: the path is the same
+        else:
+            index = len(found)
+        if index < len(found):
+            counts[index] += 1
+        else:
+            found.append(event)
+            heads[index], counts[index], run = event, 1, index
+        next_line = (event.line or 0) + 1
+    for index, count in counts.items():
+        if count > 1:
+            found[index] = replace(heads[index], count=count)
     return found
 
 
@@ -729,7 +744,7 @@ def _migrate_part(
     """Migrate a whole file, or a range of a JSONL file into the file `scratch`."""
     if part.end is None:
         whole = migrate_file(registry, part.path, output, options, folders=folders)
-        return _runs(_lean(e) for e in whole), 0, None
+        return _runs((_lean(e) for e in whole), options.grouped), 0, None
     events: list[RecordMigration | FileMigration] = []
     lines = 0
 
@@ -753,8 +768,8 @@ def _migrate_part(
             for event in _migrate_items(registry, items(), options, _Tally(), stream):
                 events.append(_lean(event))
     except OSError as err:
-        return _runs(events), lines, err.strerror or str(err)
-    return _runs(events), lines, None
+        return _runs(events, options.grouped), lines, err.strerror or str(err)
+    return _runs(events, options.grouped), lines, None
 
 
 def _migrate_unit(

@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -292,6 +293,40 @@ def test_records_that_succeeded_alike_come_back_from_workers_as_runs(
     assert [e for e in two if isinstance(e, FileMigration)] == [
         e for e in one if isinstance(e, FileMigration)
     ]
+
+
+def test_grouped_outcomes_count_every_record_once_at_its_first_line(
+    small_units: None, registry: Registry, tmp_path: Path
+) -> None:
+    path = _jsonl(tmp_path / "samples.jsonl", 150)
+    options = MigrateOptions(to="latest", out=str(tmp_path / "out"))
+    one = [e for e in migrate_paths(registry, [str(path)], options, jobs=1) if _is_record(e)]
+    grouped = replace(options, out=str(tmp_path / "out2"), grouped=True)
+    two = [e for e in migrate_paths(registry, [str(path)], grouped, jobs=2) if _is_record(e)]
+    assert len(two) < len(one) * 0.6  # a few groups per part, and the failures one by one
+    failed = [_outcome(e, e.line) for e in one if e.status not in ("migrated", "current")]
+    assert [_outcome(e, e.line) for e in two if e.count == 1 and e.status == "failed"] == [
+        f for f in failed if f[2] == "failed"
+    ]
+    # every record that succeeded is counted once, in a group at the first line of its outcome
+    tally: dict[tuple[Any, ...], list[int]] = {}
+    for event in one:
+        if event.status in ("migrated", "current"):
+            tally.setdefault(_outcome(event, None), []).append(event.line or 0)
+    groups: dict[tuple[Any, ...], list[tuple[int, int]]] = {}
+    for event in two:
+        if event.status in ("migrated", "current"):
+            groups.setdefault(_outcome(event, None), []).append((event.line or 0, event.count))
+    assert sum(count for found in groups.values() for _, count in found) == sum(
+        len(lines) for lines in tally.values()
+    )
+    assert {key: min(lines) for key, lines in tally.items()} == {
+        key: min(line for line, _ in found) for key, found in groups.items()
+    }
+
+
+def _is_record(event: Any) -> bool:
+    return isinstance(event, RecordMigration)
 
 
 # -- the benchmark -------------------------------------------------------------------------------

@@ -377,6 +377,7 @@ def migrate_command(
         in_place=in_place,
         backup=backup,
         dry_run=dry_run,
+        grouped=fmt == "text",  # text output counts a file's notes; JSON has a row per record
     )
     totals = {"written": 0, "unchanged": 0, "failed": 0, "planned": 0}
     records = {"migrated": 0, "current": 0, "failed": 0}
