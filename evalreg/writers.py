@@ -47,16 +47,16 @@ def sync_written(folders: Iterable[str | os.PathLike[str]], *, files_synced: boo
     sync_folders(folders)
 
 
-def _create_temporary(target: Path) -> tuple[int, Path]:
-    """Create an empty temporary file beside `target`, with the mode a new file gets."""
+def _create_temporary(folder: str, name: str) -> tuple[int, str]:
+    """Create an empty temporary file in `folder` beside `name`, with the mode a new file gets."""
     for _ in range(100):
-        temp = target.parent / f".{target.name}.{os.urandom(6).hex()}.tmp"
+        temp = os.path.join(folder, f".{name}.{os.urandom(6).hex()}.tmp")
         try:
             # 0o666 less the umask, as for any new file (mkstemp would give 0o600)
             return os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _BINARY, 0o666), temp
         except FileExistsError:
             continue
-    raise FileExistsError(f"cannot create a temporary file beside {target}")
+    raise FileExistsError(f"cannot create a temporary file beside {os.path.join(folder, name)}")
 
 
 @contextlib.contextmanager
@@ -82,12 +82,15 @@ def atomic_writer(
     incomplete file. Use it only where an original survives elsewhere (writing into another
     folder), and call `sync_written(folders, files_synced=False)` once at the end.
     """
-    target = Path(path)
-    if folders is None or target.parent not in folders:  # else written to already: it exists
-        target.parent.mkdir(parents=True, exist_ok=True)
+    # Plain strings rather than Paths: a run writes thousands of files, and this is per file.
+    target = os.fspath(path)
+    head, name = os.path.split(target)
+    parent = Path(head or os.curdir)
+    if folders is None or parent not in folders:  # else written to already: it exists
+        parent.mkdir(parents=True, exist_ok=True)
     if compress is None:
-        compress = target.name.lower().endswith(".gz")
-    fd, temp = _create_temporary(target)
+        compress = name.lower().endswith(".gz")
+    fd, temp = _create_temporary(str(parent), name)
     try:
         with os.fdopen(fd, "wb") as raw:
             if compress:
@@ -98,17 +101,18 @@ def atomic_writer(
             raw.flush()
             if sync:
                 os.fsync(raw.fileno())
-        if target.exists():
+        if os.path.exists(target):
             shutil.copymode(target, temp)
             if backup:
-                shutil.copy2(target, str(target) + backup)
+                shutil.copy2(target, target + backup)
         os.replace(temp, target)
         if folders is not None:
-            folders.add(target.parent)
+            folders.add(parent)
         elif sync:
-            _fsync_directory(target.parent)
+            _fsync_directory(parent)
     except BaseException:
-        temp.unlink(missing_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
         raise
 
 

@@ -352,6 +352,7 @@ def test_the_benchmark_prints_every_target(tmp_path: Path) -> None:
         "identical to --jobs 1",
         "peak memory (PSS, all processes), migrate",
         "start-up: validate one file",
+        "machine ceiling for --jobs",
     ):
         assert target in done.stdout
 
