@@ -391,9 +391,10 @@ class RecordMigration:
     changes: tuple[str, ...] = ()
     """A short summary of the changes (dry runs only)."""
     count: int = 1
-    """How many records, on consecutive lines from `line`, had this same outcome. Outcomes that
-    come back from other processes (`jobs` above one) are counted in such runs where they
-    succeeded with the same steps and notes; the others stand for one record each."""
+    """How many records of the file had this same outcome: always one with `jobs` one. Outcomes
+    that come back from other processes (`jobs` above one) count the records that succeeded with
+    the same steps and notes on consecutive lines from `line`, or with `MigrateOptions.grouped`
+    in one part of the work, `line` being the first of them; the others stand for one each."""
 
     @property
     def status(self) -> str:
@@ -848,7 +849,7 @@ def migrate_paths(
     With `jobs` above one and enough input, files and ranges of large JSONL files are migrated
     by that many processes: the files written and the outcomes reported, in their order, are the
     same as with one, except that the results carry no records (they are in the files) and that
-    records on consecutive lines that succeeded alike come as one outcome with their `count`.
+    records that succeeded alike come as one outcome with their `count` (see `RecordMigration`).
     """
     outputs: deque[str | None] = deque()  # of the files walked, in order
 
