@@ -151,6 +151,19 @@ def check_item(
     )
 
 
+def _forced_version(registry: Registry, family: str | None, version: str | None) -> str | None:
+    """Check a family and version given by the caller; return the registry's spelling of it.
+
+    Raises:
+        UnknownFamilyError: `family` is not known.
+        UnknownVersionError: `version` is not one of the family's.
+    """
+    if family is None:
+        return version
+    registry.manifest(family)
+    return None if version is None else registry.resolve_version(family, version)
+
+
 def check_paths(
     registry: Registry,
     paths: Iterable[str | os.PathLike[str]],
@@ -162,10 +175,7 @@ def check_paths(
     validate: bool = True,
 ) -> Iterator[RecordCheck]:
     """Yield one check per record of every file under `paths`, in file then line order."""
-    if family is not None:
-        registry.manifest(family)
-        if version is not None:
-            version = registry.resolve_version(family, version)
+    version = _forced_version(registry, family, version)
     for path in iter_files(paths, include, exclude):
         for item in read_items(path):
             yield check_item(registry, item, family=family, version=version, validate=validate)
@@ -349,10 +359,7 @@ def validate_paths(
     enough input, files and ranges of large JSONL files are checked by that many processes; the
     results, and their order, are the same as with one.
     """
-    if family is not None:
-        registry.manifest(family)
-        if version is not None:
-            version = registry.resolve_version(family, version)
+    version = _forced_version(registry, family, version)
     roots = [os.fspath(p) for p in paths]
     quick = _QuickCheck(registry, family, version)
     jobs = 1 if STDIN in roots else jobs
