@@ -14,9 +14,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from types import ModuleType
+from types import MappingProxyType, ModuleType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
+from evalreg.detect import detect
 from evalreg.errors import (
     DataLossError,
     EvalregError,
@@ -66,7 +67,10 @@ class StepContext:
     def __init__(
         self, params: Mapping[str, Any] | None = None, *, allow_loss: bool = False, step: str = ""
     ) -> None:
-        self.params: Mapping[str, Any] = dict(params or {})
+        # The engine hands every step of a route the same read-only parameters: no copy needed.
+        self.params: Mapping[str, Any] = (
+            params if isinstance(params, MappingProxyType) else MappingProxyType(dict(params or {}))
+        )
         self.allow_loss = allow_loss
         self.step = step
         self.notes: list[Note] = []
@@ -367,12 +371,14 @@ class _Route:
 
     target: str
     chain: tuple[Step, ...]
-    defaults: dict[str, Any]
-    """The default of every parameter the chain declares (never handed out to be changed)."""
+    defaults: Mapping[str, Any]
+    """The default of every parameter the chain declares (read-only: every step sees it)."""
     moves: tuple[_Move, ...]
     """The chain to run when nothing is checked in between: relabels in a row fused."""
     each: tuple[_Move, ...]
     """The chain step by step, for validation after each."""
+    writer: _Writer | None
+    """How each step's version is written into the record (None: the family writes none)."""
 
     @classmethod
     def find(cls, registry: Registry, family: str, source: str, to: str) -> _Route:
@@ -389,7 +395,9 @@ class _Route:
             steps = registry.steps(family)
             chain = steps.plan(source, target)
             each = tuple(_Move(s.function, (s.name,), s.target) for s in chain)
-            route = cls(target, chain, steps.defaults(source, target), _fuse(each), each)
+            defaults = MappingProxyType(dict(steps.defaults(source, target)))
+            writer = _Writer.of(registry, family)
+            route = cls(target, chain, defaults, _fuse(each), each, writer)
             cache[family, source, to] = route
         return route
 
@@ -423,6 +431,8 @@ class _Writer:
 
     marker: Marker
     tokens: tuple[str, ...]
+    values: dict[str, str | None] = field(default_factory=dict, compare=False)
+    """The marker value of each version written so far."""
 
     @staticmethod
     def of(registry: Registry, family: str) -> _Writer | None:
@@ -442,7 +452,9 @@ class _Writer:
             return record
         if marker.when == "present" and resolve(before, marker.pointer) is MISSING:
             return record
-        value = marker.render(version)
+        value = self.values.get(version, MISSING)
+        if value is MISSING:
+            value = self.values[version] = marker.render(version)
         if len(tokens) == 1:
             if record.get(tokens[0], MISSING) == value:
                 return record
@@ -501,7 +513,7 @@ def migrate_record(
     if validate not in VALIDATE_MODES:
         raise ParameterError(f"validate must be one of {', '.join(VALIDATE_MODES)}")
     base: dict[str, Any] = {"record": record}
-    detection = registry.detect(record, filename)
+    detection = detect(registry, record, filename)
     if family is None:
         if detection.status == "unknown-version" and detection.family is not None:
             known = ", ".join(registry.versions(detection.family))
@@ -542,8 +554,8 @@ def migrate_record(
     notes: list[Note] = []
     current: Any = clone(record) if copy_input and chain else record
     done: list[str] = []
-    all_params = {**route.defaults, **params} if params else route.defaults
-    writer = _Writer.of(registry, family)
+    all_params = MappingProxyType({**route.defaults, **params}) if params else route.defaults
+    writer = route.writer
     each = validate == "each"
     for function, names, version in route.each if each else route.moves:
         name = names[-1]

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urldefrag, urljoin
 
 from evalreg.codec import DecodeError, loads
+from evalreg.detect import detect
 from evalreg.errors import (
     RegistryError,
     RemoteRefError,
@@ -251,8 +252,6 @@ class Registry:
 
     def detect(self, record: Any, filename: str | None = None) -> Detection:
         """Return the family and version of `record`, with the evidence that decided them."""
-        from evalreg.detect import detect
-
         return detect(self, record, filename)
 
     def validator(self, family: str, version: str | None = None) -> Validator:

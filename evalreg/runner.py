@@ -41,7 +41,7 @@ from evalreg.readers import (
 )
 from evalreg.registry import Registry
 from evalreg.validate import Issue, Validator
-from evalreg.writers import atomic_writer, sync_folders, sync_written
+from evalreg.writers import WRITE_BUFFER, atomic_writer, sync_folders, sync_written
 
 # -- detect and validate -------------------------------------------------------------------
 
@@ -772,7 +772,7 @@ def _migrate_part(
             stream = None
             if scratch is not None:
                 Path(scratch).parent.mkdir(parents=True, exist_ok=True)
-                stream = stack.enter_context(open(scratch, "wb"))
+                stream = stack.enter_context(open(scratch, "wb", buffering=WRITE_BUFFER))
             for event in _migrate_items(registry, items(), options, _Tally(), stream):
                 events.append(_lean(event))
     except OSError as err:

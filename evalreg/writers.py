@@ -11,6 +11,9 @@ from pathlib import Path
 from typing import IO
 
 _BINARY = getattr(os, "O_BINARY", 0)
+WRITE_BUFFER = 1 << 16
+"""The write buffer of a file being written: a JSONL file written a line at a time costs less
+than half of what it does with the default buffer (a few KB), for fewer system calls."""
 
 
 def _fsync_directory(directory: Path) -> None:
@@ -92,7 +95,7 @@ def atomic_writer(
         compress = name.lower().endswith(".gz")
     fd, temp = _create_temporary(str(parent), name)
     try:
-        with os.fdopen(fd, "wb") as raw:
+        with os.fdopen(fd, "wb", buffering=WRITE_BUFFER) as raw:
             if compress:
                 with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as zipped:
                     yield zipped  # type: ignore[misc]

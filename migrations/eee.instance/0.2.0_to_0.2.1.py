@@ -67,9 +67,10 @@ _OLD_LOCATOR = re.compile(r"^interactions(?=$|[\[.])")
 
 def _strings(mapping: dict[str, Any]) -> dict[str, Any]:
     """Return `mapping` with every value as text (`mapping` itself if it holds only text)."""
-    if all(isinstance(value, str) for value in mapping.values()):
-        return mapping
-    return {key: as_text(value) for key, value in mapping.items()}
+    for value in mapping.values():
+        if not isinstance(value, str):
+            return {key: as_text(value) for key, value in mapping.items()}
+    return mapping
 
 
 def _each(items: list[Any], upgrade: Callable[[Any], Any]) -> list[Any]:
@@ -102,7 +103,9 @@ def _message(message: Any) -> Any:
     """Return one item of `messages` at 0.2.1 (tool_call_id arrays, string arguments)."""
     if not isinstance(message, dict):
         return message
-    out = _as_lists(message, "tool_call_id")
+    out = message
+    if isinstance(message.get("tool_call_id"), str):
+        out = message | {"tool_call_id": [message["tool_call_id"]]}
     calls = message.get("tool_calls")
     if isinstance(calls, list):
         upgraded = _each(calls, _call)
@@ -121,7 +124,7 @@ def _attribution(item: Any) -> Any:
 
 def _metadata(out: dict[str, Any], ctx: StepContext) -> None:
     """Make metadata strings-only and move fields 0.2.1 does not declare into it (in `out`)."""
-    extra = [key for key in out if key not in _DECLARED]
+    extra = [] if out.keys() <= _DECLARED else [key for key in out if key not in _DECLARED]
     metadata = out.get("metadata")
     if isinstance(metadata, dict):
         out["metadata"] = metadata = _strings(metadata)
@@ -150,6 +153,8 @@ def _performance(performance: Any, ctx: StepContext) -> Any:
     text = _strings(details) if isinstance(details, dict) else details
     if text is not details:
         performance = performance | {"additional_details": text}
+    if performance.keys() <= _PERFORMANCE:
+        return performance
     for key in performance:
         if key not in _PERFORMANCE:
             where = to_pointer(("performance", key))
