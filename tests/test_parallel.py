@@ -6,6 +6,7 @@ The size thresholds are lowered so that small test inputs are cut into many unit
 from __future__ import annotations
 
 import gzip
+import importlib.util
 import itertools
 import json
 import os
@@ -355,6 +356,27 @@ def test_the_benchmark_prints_every_target(tmp_path: Path) -> None:
         "machine ceiling for --jobs",
     ):
         assert target in done.stdout
+
+
+def test_the_benchmark_makes_again_only_the_inputs_whose_size_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script = Path(__file__).parent.parent / "benchmarks" / "run.py"
+    spec = importlib.util.spec_from_file_location("benchmark_run", script)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "benchmark_run", bench)  # its dataclasses look it up there
+    monkeypatch.setattr(sys, "path", list(sys.path))  # it adds benchmarks/ to import `generate`
+    spec.loader.exec_module(bench)
+    sizes = bench.Sizes(3, 5, 2, 4, 6)
+    paths = bench.prepare_data(tmp_path, sizes)
+    assert len(list(paths["aggregates"].rglob("*.json"))) == 3
+    assert paths["memory_lines"].read_bytes().count(b"\n") == 6
+    before = {key: path.stat().st_mtime_ns for key, path in paths.items()}
+    bench.prepare_data(tmp_path, replace(sizes, migrate_lines=7))
+    after = {key: path.stat().st_mtime_ns for key, path in paths.items()}
+    assert {key for key in paths if after[key] != before[key]} == {"migrate_lines"}
+    assert paths["migrate_lines"].read_bytes().count(b"\n") == 7
 
 
 def test_workers_started_afresh_load_the_same_registry(
