@@ -228,6 +228,15 @@ def test_params_override_defaults(acme: evalreg.Registry) -> None:
     assert result.record["library"] == "lm-eval"
 
 
+def test_steps_share_read_only_parameters(acme: evalreg.Registry) -> None:
+    ctx = StepContext({"library": "x"})
+    with pytest.raises(TypeError):
+        ctx.params["library"] = "y"  # type: ignore[index]
+    first = acme.migrate({"version": "1.0", "score": 1}, "2.0", params={"library": "a"})
+    second = acme.migrate({"version": "1.0", "score": 2}, "2.0")
+    assert (first.record["library"], second.record["library"]) == ("a", "unknown")
+
+
 def test_unknown_params_are_refused(acme: evalreg.Registry) -> None:
     check_params(acme, {"library": "x"})
     with pytest.raises(ParameterError, match=r"unknown parameter libary \(known: library\)"):
