@@ -14,6 +14,15 @@ import evalreg
 from evalreg.registry import Registry
 
 EXAMPLES = Path(__file__).parent / "examples"
+DEMO_MANIFEST = """\
+name: demo.score
+title: Demo scores
+kind: json
+markers:
+  - pointer: /schema_version
+    template: "{version}"
+"""
+"""The manifest of a small family for registries built in tests (schemas given by each test)."""
 
 
 @pytest.fixture(scope="session")

@@ -26,16 +26,7 @@ from evalreg.lock import release
 from evalreg.manifest import parse_manifest
 from evalreg.registry import Registry, load_registry
 
-from .conftest import RegistryFactory
-
-MANIFEST = """\
-name: demo.score
-title: Demo scores
-kind: json
-markers:
-  - pointer: /schema_version
-    template: "{version}"
-"""
+from .conftest import DEMO_MANIFEST, RegistryFactory
 
 
 def schema(version: str, *, required: tuple[str, ...] = ("name", "score")) -> dict[str, Any]:
@@ -79,7 +70,7 @@ def build(make_registry_dir: RegistryFactory) -> Any:
         root = make_registry_dir(
             {
                 "demo.score": {
-                    "manifest": MANIFEST + manifest_extra,
+                    "manifest": DEMO_MANIFEST + manifest_extra,
                     "schemas": schemas,
                     "steps": steps or {},
                 }
@@ -288,7 +279,7 @@ def test_bump_level(old: str, new: str, level: str) -> None:
 def test_malformed_versioning_settings(text: str, message: str) -> None:
     import yaml
 
-    data = yaml.safe_load(MANIFEST + text)
+    data = yaml.safe_load(DEMO_MANIFEST + text)
     with pytest.raises(RegistryError, match=message):
         versioning(parse_manifest(data, "demo.yaml"))
 
@@ -296,9 +287,11 @@ def test_malformed_versioning_settings(text: str, message: str) -> None:
 def test_versioning_defaults_and_both_exception_forms() -> None:
     import yaml
 
-    plain = parse_manifest(yaml.safe_load(MANIFEST), "m.yaml")
+    plain = parse_manifest(yaml.safe_load(DEMO_MANIFEST), "m.yaml")
     assert versioning(plain).bump_check == "error" and not versioning(plain).exceptions
-    listed = parse_manifest(yaml.safe_load(MANIFEST + "versioning: {exceptions: ['1.1']}"), "m")
+    listed = parse_manifest(
+        yaml.safe_load(DEMO_MANIFEST + "versioning: {exceptions: ['1.1']}"), "m"
+    )
     assert versioning(listed).exceptions == {"1.1": ""}
 
 
@@ -452,7 +445,9 @@ def test_the_check_command(build: Any, capsys: pytest.CaptureFixture[str]) -> No
 def test_the_check_command_on_a_broken_registry(
     make_registry_dir: RegistryFactory, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    root = make_registry_dir({"demo.score": {"manifest": MANIFEST, "schemas": {"1": schema("1")}}})
+    root = make_registry_dir(
+        {"demo.score": {"manifest": DEMO_MANIFEST, "schemas": {"1": schema("1")}}}
+    )
     (root / "schemas" / "demo.score" / "1.schema.json").write_text("{not json")
     code, out, err = run(capsys, "check", "--registry", str(root))
     assert code == 1 and "Traceback" not in out + err

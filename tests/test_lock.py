@@ -25,16 +25,7 @@ from evalreg.lock import (
 )
 from evalreg.registry import builtin_directory, load_registry
 
-from .conftest import RegistryFactory
-
-MANIFEST = """\
-name: demo.score
-title: Demo scores
-kind: json
-markers:
-  - pointer: /schema_version
-    template: "{version}"
-"""
+from .conftest import DEMO_MANIFEST, RegistryFactory
 
 
 def score_schema(version: str, *, with_id: bool = False, unit: bool = False) -> dict[str, Any]:
@@ -63,7 +54,7 @@ def demo(make_registry_dir: RegistryFactory) -> Path:
     root = make_registry_dir(
         {
             "demo.score": {
-                "manifest": MANIFEST,
+                "manifest": DEMO_MANIFEST,
                 "schemas": {"1.0.0": score_schema("1.0.0"), "1.1.0": score_schema("1.1.0")},
                 "steps": {
                     "1.0.0_to_1.1.0.py": '''
@@ -227,7 +218,7 @@ def test_new_version_moves_an_id_that_names_the_version(
     make_registry_dir: RegistryFactory,
 ) -> None:
     schemas = {"1.0": score_schema("1.0", with_id=True)}
-    root = make_registry_dir({"demo.score": {"manifest": MANIFEST, "schemas": schemas}})
+    root = make_registry_dir({"demo.score": {"manifest": DEMO_MANIFEST, "schemas": schemas}})
     created = new_version(load_registry([root], builtin=False), "demo.score", "2.0")
     copied = json.loads(created.schema_path.read_text())
     assert copied["$id"] == "https://example.org/demo/2.0/score.json"
@@ -236,7 +227,7 @@ def test_new_version_moves_an_id_that_names_the_version(
 
 def test_new_version_gives_a_fixed_id_the_default_one(make_registry_dir: RegistryFactory) -> None:
     schema = {**score_schema("1"), "$id": "https://example.org/score.json"}
-    root = make_registry_dir({"demo.score": {"manifest": MANIFEST, "schemas": {"1": schema}}})
+    root = make_registry_dir({"demo.score": {"manifest": DEMO_MANIFEST, "schemas": {"1": schema}}})
     created = new_version(load_registry([root], builtin=False), "demo.score", "2")
     assert json.loads(created.schema_path.read_text())["$id"] == "urn:evalreg:demo.score:2"
 
