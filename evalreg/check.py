@@ -56,8 +56,8 @@ class Finding:
 
     severity: Severity
     check: str
-    """Which check: load, versioning, metaschema, refs, lock, draft, step, path, exercise,
-    missing-step, bump or exception."""
+    """Which check: load, versioning, metaschema, refs, lock, amendment, draft, step, path,
+    exercise, missing-step, bump or exception."""
     message: str
     family: str | None = None
     version: str | None = None
@@ -728,11 +728,15 @@ def _metaschema(run: _Run, family: str, version: str) -> None:
 
 
 def _lock(run: _Run, family: str) -> None:
-    from evalreg.lock import drafts, lock_errors
+    from evalreg.lock import amendments, drafts, lock_errors
 
     try:
         for error in lock_errors(run.registry, [family]):
             run.add("error", "lock", str(error), family, error.version, error.path)
+        for version, recorded in amendments(run.registry, family).items():
+            path = run.registry.entry(family, version).path
+            for amendment in recorded:
+                run.add("note", "amendment", str(amendment), family, version, path)
         for entry in drafts(run.registry, [family]):
             run.add(
                 "warning",

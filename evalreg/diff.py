@@ -313,11 +313,14 @@ def diff_schemas(
     return SchemaDiff(old_label, new_label, tuple(unique.values()), policy)
 
 
-def changelog_markdown(family: str, diffs: Sequence[SchemaDiff]) -> str:
+def changelog_markdown(
+    family: str, diffs: Sequence[SchemaDiff], notes: Mapping[str, Sequence[str]] | None = None
+) -> str:
     """Render release notes for a family's history, newest version first.
 
     ``diffs`` are the consecutive diffs in history order (oldest first), each one's
-    ``new_label`` being the next one's ``old_label``.
+    ``new_label`` being the next one's ``old_label``. ``notes`` adds lines under a version's
+    heading, by label (amendments of a released schema, for example).
 
     Raises:
         SchemaDiffError: the diffs do not form such a chain.
@@ -340,6 +343,8 @@ def changelog_markdown(family: str, diffs: Sequence[SchemaDiff]) -> str:
                 f"(policy `{diff.policy}`; {diff._counts()}).",
             )
         )
+        for note in (notes or {}).get(diff.new_label, ()):
+            lines.extend(("", f"*{note}*"))
         if not diff.changes:
             lines.extend(("", "No schema changes."))
         sections = (

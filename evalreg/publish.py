@@ -244,11 +244,16 @@ def _diffs(registry: Registry, family: str, versions: Sequence[str]) -> list[Sch
     return diffs
 
 
-def _changelog(family: str, versions: Sequence[str], diffs: Sequence[SchemaDiff]) -> str:
+def _changelog(
+    registry: Registry, family: str, versions: Sequence[str], diffs: Sequence[SchemaDiff]
+) -> str:
     from evalreg.diff import changelog_markdown
+    from evalreg.lock import amendment_notes
 
-    text = changelog_markdown(family, diffs)
-    return text + f"\n## {versions[0]}\n\nFirst published version.\n"
+    notes = amendment_notes(registry, family)
+    text = changelog_markdown(family, diffs, notes)
+    first = "".join(f"\n*{note}*\n" for note in notes.get(versions[0], ()))
+    return text + f"\n## {versions[0]}\n\nFirst published version.\n{first}"
 
 
 def publish(
@@ -297,7 +302,7 @@ def publish(
             registry.entry(family, versions[-1]), published_url(base, family, LATEST_NAME), urls
         )
         files[out / family / f"{LATEST_NAME}.schema.json"] = _dump(latest_doc)
-        files[out / family / "CHANGELOG.md"] = _changelog(family, versions, diffs)
+        files[out / family / "CHANGELOG.md"] = _changelog(registry, family, versions, diffs)
         published.append(
             PublishedFamily(
                 family,

@@ -499,3 +499,45 @@ def test_a_remote_ref_is_an_error_and_leaves_the_step_unexercised(build: Any) ->
     assert diff.version == "2" and "cannot compare 1 with 2" in diff.message
     (skipped,) = by_check(report, "exercise")
     assert skipped.severity == "warning" and "cannot generate records" in skipped.message
+
+
+def test_the_amend_command_records_a_correction_that_check_and_changelog_show(
+    build: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = build({"1": schema("1"), "2": schema("2")}, step("1", "2"))
+    path = root / "schemas" / "demo.score" / "1.schema.json"
+    corrected = schema("1")
+    corrected["properties"]["unit"] = {"type": "string", "pattern": "^[A-Za-z]+$"}
+    path.write_text(json.dumps(corrected))
+    code, _, err = run(capsys, "--registry", str(root), "validate", "-")
+    assert code == 2 and "evalreg amend demo.score 1 --reason TEXT" in err
+    code, out, _ = run(
+        capsys, "--registry", str(root), "amend", "demo.score", "1", "--reason", "upper case too"
+    )
+    assert code == 0 and out.startswith("demo.score 1 amended on ") and "upper case too" in out
+    code, out, _ = run(capsys, "check", "--registry", str(root), "--examples", "5")
+    assert code == 0 and "note: demo.score 1: amendment: amended on " in out
+    code, out, _ = run(capsys, "--registry", str(root), "changelog", "demo.score")
+    assert code == 0 and "upper case too" not in out  # version 1 has no diff entry
+    path2 = root / "schemas" / "demo.score" / "2.schema.json"
+    path2.write_text(json.dumps(corrected | {"description": "two"}))
+    code, _, _ = run(capsys, "--registry", str(root), "amend", "demo.score", "2", "--reason", "b")
+    code, out, _ = run(capsys, "--registry", str(root), "changelog", "demo.score")
+    assert code == 0 and "## demo.score@2" in out and "*amended on " in out and ": b*" in out
+
+
+def test_amend_refuses_a_family_whose_other_checks_fail(
+    build: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    drop = "return {k: v for k, v in record.items() if k != 'name'}"
+    root = build({"1": schema("1"), "2": schema("2")}, step("1", "2", drop))
+    (root / "schemas" / "demo.score" / "1.schema.json").write_text(
+        json.dumps(schema("1") | {"description": "x"})
+    )
+    lock = (root / "registry.lock").read_text()
+    code, out, err = run(
+        capsys, "--registry", str(root), "amend", "demo.score", "1", "--reason", "x"
+    )
+    assert code == 1 and "demo.score 1 not amended" in err
+    assert "'name' is a required property" in out
+    assert (root / "registry.lock").read_text() == lock

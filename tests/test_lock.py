@@ -13,6 +13,8 @@ import evalreg
 from evalreg.errors import IntegrityError, InvalidVersionError, RegistryError
 from evalreg.lock import (
     LOCK_NAME,
+    amend,
+    amendments,
     canonical_json,
     digest,
     drafts,
@@ -270,3 +272,87 @@ def test_unknown_family_or_version() -> None:
         release(registry, "nope", "1")
     with pytest.raises(evalreg.UnknownVersionError):
         is_released(registry, "eee.aggregate", "9.9.9")
+
+
+# -- amendments ---------------------------------------------------------------------------------
+
+
+def test_amend_records_old_and_new_digest_and_reason(demo: Path) -> None:
+    path = schema_path(demo, "1.0.0")
+    before = file_digest(path)
+    path.write_text(json.dumps(score_schema("1.0.0", unit=True)))
+    registry = load_registry([demo], builtin=False, verify=False)
+    amendment = amend(
+        registry, "demo.score", "1.0", "  upstream allows\na unit ", date="2026-01-02"
+    )
+    assert (amendment.old, amendment.new) == (before, file_digest(path))
+    assert (amendment.version, amendment.reason, amendment.date) == (
+        "1.0.0",
+        "upstream allows a unit",
+        "2026-01-02",
+    )
+    lock = read_lock(demo)
+    assert lock.digest("demo.score", "1.0.0") == file_digest(path)
+    assert lock.amendments == (amendment,)
+    assert json.loads((demo / LOCK_NAME).read_text())["$amendments"][0]["from"] == before
+    # The amended registry loads verified, and the amendment is listed for the family.
+    registry = load_registry([demo], builtin=False)
+    assert amendments(registry, "demo.score") == {"1.0.0": (amendment,)}
+
+
+def test_amendments_chain_one_after_another(demo: Path) -> None:
+    path = schema_path(demo, "1.1.0")
+    for unit in (True, False):
+        document = score_schema("1.1.0", unit=unit)
+        document["description"] = f"unit: {unit}"
+        path.write_text(json.dumps(document))
+        registry = load_registry([demo], builtin=False, verify=False)
+        amend(registry, "demo.score", "1.1.0", f"fix {unit}")
+    first, second = read_lock(demo).amendments_of("demo.score", "1.1")
+    assert first.new == second.old
+    assert read_lock(demo).digest("demo.score", "1.1.0") == second.new
+
+
+def test_amend_refuses_drafts_unchanged_schemas_and_empty_reasons(demo: Path) -> None:
+    registry = load_registry([demo], builtin=False)
+    with pytest.raises(RegistryError, match="unchanged since it was locked"):
+        amend(registry, "demo.score", "1.0.0", "nothing")
+    schema_path(demo, "1.0.0").write_text(json.dumps(score_schema("1.0.0", unit=True)))
+    registry = load_registry([demo], builtin=False, verify=False)
+    with pytest.raises(RegistryError, match="needs a reason"):
+        amend(registry, "demo.score", "1.0.0", " \n ")
+    new_version(registry, "demo.score", "1.2.0")
+    registry = load_registry([demo], builtin=False, verify=False)
+    with pytest.raises(RegistryError, match="not released"):
+        amend(registry, "demo.score", "1.2.0", "a draft")
+    assert read_lock(demo).amendments == ()
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        ("to", "not the version's digest"),
+        ("from", "do not follow one another"),
+        ("shape", r"\$amendments\[1\]"),
+        ("key", "unknown key '\\$notes'"),
+    ],
+)
+def test_a_hand_edited_amendment_is_refused(demo: Path, edit: str, message: str) -> None:
+    path = schema_path(demo, "1.0.0")
+    for reason in ("first", "second"):
+        document = score_schema("1.0.0", unit=True)
+        document["description"] = reason
+        path.write_text(json.dumps(document))
+        amend(load_registry([demo], builtin=False, verify=False), "demo.score", "1.0.0", reason)
+    data = json.loads((demo / LOCK_NAME).read_text())
+    if edit == "to":
+        data["$amendments"][1]["to"] = data["$amendments"][0]["to"]
+    elif edit == "from":
+        data["$amendments"][1]["from"] = "sha256:" + "0" * 64
+    elif edit == "shape":
+        del data["$amendments"][1]["reason"]
+    else:
+        data["$notes"] = []
+    (demo / LOCK_NAME).write_text(json.dumps(data))
+    with pytest.raises(RegistryError, match=message):
+        read_lock(demo)

@@ -12,7 +12,7 @@ import referencing.exceptions
 
 import evalreg
 from evalreg.cli import main
-from evalreg.lock import drafts, release
+from evalreg.lock import amend, drafts, release
 from evalreg.publish import (
     CATALOG_SCHEMA,
     DEFAULT_BASE_URL,
@@ -308,3 +308,14 @@ def test_the_publish_command(
     )
     code, _, stderr = run(capsys, "publish", str(out), "--base-url", "schemas/")
     assert code == 2 and "not absolute" in stderr
+
+
+def test_the_published_changelog_lists_amendments(small: Registry, tmp_path: Path) -> None:
+    entry = small.entry("demo.person", "1")
+    entry.path.write_text(json.dumps({**PERSON, "description": "with a description"}))
+    amended = load_registry(small.directories, builtin=False, verify=False)
+    amend(amended, "demo.person", "1", "the description was left out", date="2026-03-04")
+    publish(load_registry(small.directories, builtin=False), tmp_path, base_url=BASE)
+    text = (tmp_path / "demo.person" / "CHANGELOG.md").read_text()
+    assert "## 1\n\nFirst published version.\n\n*amended on 2026-03-04 (sha256:" in text
+    assert text.endswith("): the description was left out*\n")

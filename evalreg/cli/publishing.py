@@ -1,4 +1,4 @@
-"""Commands about releasing and shipping schemas: new-version, release, check, publish."""
+"""Commands about releasing and shipping schemas: new-version, release, amend, check, publish."""
 
 from __future__ import annotations
 
@@ -148,6 +148,43 @@ def release_command(
         emit(f"{family} {released.version} was already released ({released.digest})")
     else:
         emit(f"released {family} {released.version}: {released.digest} in {released.lock_path}")
+
+
+@cli.command("amend")
+@click.argument("family")
+@click.argument("version")
+@click.option(
+    "--reason",
+    required=True,
+    metavar="TEXT",
+    help="Which error of the released schema this corrects, and why (recorded in the lock).",
+)
+@examples_option
+@seed_option
+@pass_context
+def amend_command(
+    context: Context, family: str, version: str, reason: str, examples: int, seed: int | None
+) -> None:
+    """Record a deliberate correction of released VERSION of FAMILY in registry.lock.
+
+    For a registry that mirrors an upstream format and must correct a transcription error in
+    a released schema. Edit the schema file first; this checks FAMILY end to end, then
+    records the old and new digest, the date and the reason. `evalreg check` and the
+    changelog show every amendment.
+    """
+    from evalreg.check import CheckReport, check_registry
+    from evalreg.lock import amend
+    from evalreg.registry import load_registry
+
+    registry = load_registry(context.registry_dirs, verify=False)
+    resolved = registry.resolve_version(family, version)
+    report = check_registry(registry, [family], examples=examples, seed=seed)
+    blocking = tuple(f for f in report.errors if not (f.check == "lock" and f.version == resolved))
+    if blocking:
+        _report_text(CheckReport(blocking, report.families))
+        fail(f"{family} {resolved} not amended: fix the errors above first", EXIT_PROBLEMS)
+    amendment = amend(registry, family, resolved, reason)
+    emit(f"{family} {amendment.version} {amendment}")
 
 
 def _base_url(ctx: click.Context, param: click.Parameter, value: str) -> str:

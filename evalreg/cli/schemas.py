@@ -183,6 +183,7 @@ def diff_command(
 def changelog_command(context: Context, family: str, fmt: str, policy: str) -> None:
     """Write a family's whole schema history, newest version first, for release notes."""
     from evalreg.diff import changelog_markdown
+    from evalreg.lock import amendment_notes
 
     diffs = context.registry.history(family, policy=policy)
     if fmt == "json":
@@ -193,4 +194,5 @@ def changelog_command(context: Context, family: str, fmt: str, policy: str) -> N
             )
         )
     else:
-        emit(changelog_markdown(family, diffs))
+        notes = amendment_notes(context.registry, family, prefix=f"{family}@")
+        emit(changelog_markdown(family, diffs, notes))
