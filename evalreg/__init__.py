@@ -6,7 +6,10 @@ small steps, diff schema versions, and publish the schemas.
 
 from typing import TYPE_CHECKING, Any
 
-from evalreg.detect import Candidate, Detection, Evidence
+from evalreg.batch.load import default_registry, load
+from evalreg.engine.detect import Candidate, Detection, Evidence
+from evalreg.engine.migrate import MigrationResult, Note, Param, Step, StepContext
+from evalreg.engine.validate import Issue
 from evalreg.errors import (
     DataLossError,
     EvalregError,
@@ -22,10 +25,8 @@ from evalreg.errors import (
     UnknownFamilyError,
     UnknownVersionError,
 )
-from evalreg.loader import default_registry, load
-from evalreg.manifest import FamilyManifest
-from evalreg.migrate import MigrationResult, Note, Param, Step, StepContext
-from evalreg.registry import Registry, load_registry
+from evalreg.registry.core import Registry, load_registry
+from evalreg.registry.manifest import FamilyManifest
 from evalreg.stepkit import (
     as_text,
     carry,
@@ -37,11 +38,10 @@ from evalreg.stepkit import (
     to_pointer,
     unchanged,
 )
-from evalreg.validate import Issue
 
 if TYPE_CHECKING:
     from evalreg.diff import Change, SchemaDiff, changelog_markdown, diff_schemas
-    from evalreg.publish import published_registry, schema_uri
+    from evalreg.publish.site import published_registry, schema_uri
 
 __version__ = "0.1.0"
 
@@ -52,8 +52,8 @@ _LAZY = {
     "SchemaDiff": "evalreg.diff",
     "changelog_markdown": "evalreg.diff",
     "diff_schemas": "evalreg.diff",
-    "published_registry": "evalreg.publish",
-    "schema_uri": "evalreg.publish",
+    "published_registry": "evalreg.publish.site",
+    "schema_uri": "evalreg.publish.site",
 }
 
 

@@ -11,10 +11,10 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from evalreg.pointer import split, to_pointer
+from evalreg.io.pointer import split, to_pointer
 
 if TYPE_CHECKING:
-    from evalreg.migrate import StepContext
+    from evalreg.engine.migrate import StepContext
 
 _T = TypeVar("_T")
 _Step = Callable[[dict[str, Any], "StepContext"], dict[str, Any]]

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import evalreg
-from evalreg.registry import Registry
+from evalreg.registry.core import Registry
 
 EXAMPLES = Path(__file__).parent / "examples"
 DEMO_MANIFEST = """\

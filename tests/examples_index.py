@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from evalreg.readers import read_items
+from evalreg.io.readers import read_items
 
 EXAMPLES = Path(__file__).parent / "examples"
 

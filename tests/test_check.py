@@ -11,7 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import evalreg
-from evalreg.check import (
+from evalreg.cli import main
+from evalreg.errors import RegistryError
+from evalreg.publish.check import (
     CheckReport,
     Finding,
     bump_level,
@@ -20,11 +22,9 @@ from evalreg.check import (
     record_strategy,
     versioning,
 )
-from evalreg.cli import main
-from evalreg.errors import RegistryError
-from evalreg.lock import release
-from evalreg.manifest import parse_manifest
-from evalreg.registry import Registry, load_registry
+from evalreg.registry.core import Registry, load_registry
+from evalreg.registry.lock import release
+from evalreg.registry.manifest import parse_manifest
 
 from .conftest import DEMO_MANIFEST, RegistryFactory
 

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evalreg.codec import DecodeError, dumps, loads
+from evalreg.io.codec import DecodeError, dumps, loads
 
 json_values = st.recursive(
     st.none()

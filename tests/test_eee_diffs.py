@@ -23,7 +23,7 @@ import pytest
 import evalreg
 from evalreg.cli import main
 from evalreg.diff import BACKWARD, FORWARD, Change, SchemaDiff
-from evalreg.registry import Registry
+from evalreg.registry.core import Registry
 
 AGGREGATE = "eee.aggregate"
 INSTANCE = "eee.instance"

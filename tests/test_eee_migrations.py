@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 from jsonschema import Draft7Validator
 
 from evalreg import Param, load_registry
+from evalreg.engine.migrate import StepContext
 from evalreg.errors import DataLossError
-from evalreg.migrate import StepContext
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORDS = Path(__file__).resolve().parent / "eee_records"

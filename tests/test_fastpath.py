@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from evalreg import detect as detect_module
-from evalreg.readers import read_items
-from evalreg.registry import Registry
-from evalreg.runner import ValidRun, check_item, validate_paths
+from evalreg.batch.runner import ValidRun, check_item, validate_paths
+from evalreg.engine import detect as detect_module
+from evalreg.io.readers import read_items
+from evalreg.registry.core import Registry
 from tests.conftest import RegistryFactory
 from tests.examples_index import ALL
 
@@ -124,7 +124,7 @@ def test_fast_and_reference_validators_agree_on_every_example_and_mutation(
 
 
 def _rs_and_reference(make_registry_dir: RegistryFactory, schemas: dict[str, Any]) -> Registry:
-    from evalreg.registry import load_registry
+    from evalreg.registry.core import load_registry
 
     root = make_registry_dir({"x.family": {"schemas": schemas}})
     return load_registry([root], builtin=False)
@@ -264,7 +264,7 @@ def test_blocks_are_the_lines_of_the_stream(
 ) -> None:
     import io
 
-    from evalreg import readers
+    from evalreg.io import readers
 
     monkeypatch.setattr(readers, "BLOCK_BYTES", block_bytes)
     lines = []
@@ -286,7 +286,7 @@ def test_validating_lines_keeps_wide_integers_exact(registry: Registry, tmp_path
     )
     (factory_root / "schemas" / "acme.big").mkdir(parents=True)
     (factory_root / "schemas" / "acme.big" / "1.0.schema.json").write_text(json.dumps(schema))
-    from evalreg.registry import load_registry
+    from evalreg.registry.core import load_registry
 
     acme = load_registry([factory_root], builtin=False, verify=False)
     path = tmp_path / "big.jsonl"
@@ -297,7 +297,7 @@ def test_validating_lines_keeps_wide_integers_exact(registry: Registry, tmp_path
 
 
 def test_whole_file_reads_and_suffix_globs_match_the_general_ones(tmp_path: Path) -> None:
-    from evalreg.readers import _Globs, read_whole
+    from evalreg.io.readers import _Globs, read_whole
 
     path = tmp_path / "a.json"
     for data in (b"", b"{}", b"x" * 3_000_000):

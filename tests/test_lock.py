@@ -11,7 +11,8 @@ import pytest
 
 import evalreg
 from evalreg.errors import IntegrityError, InvalidVersionError, RegistryError
-from evalreg.lock import (
+from evalreg.registry.core import builtin_directory, load_registry
+from evalreg.registry.lock import (
     LOCK_NAME,
     amend,
     amendments,
@@ -25,7 +26,6 @@ from evalreg.lock import (
     read_lock,
     release,
 )
-from evalreg.registry import builtin_directory, load_registry
 
 from .conftest import DEMO_MANIFEST, RegistryFactory
 

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from evalreg.errors import RegistryError
-from evalreg.manifest import Fingerprint, load_manifest, parse_manifest
+from evalreg.registry.manifest import Fingerprint, load_manifest, parse_manifest
 
 BASE = {"name": "x.y", "title": "X", "kind": "json"}
 

@@ -9,8 +9,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import evalreg
+from evalreg.engine.migrate import (
+    Param,
+    StepContext,
+    StepModule,
+    StepSet,
+    check_params,
+    parse_params,
+)
 from evalreg.errors import NoMigrationPathError, ParameterError, RegistryError
-from evalreg.migrate import Param, StepContext, StepModule, StepSet, check_params, parse_params
 
 # -- the planner, on fake steps ---------------------------------------------------------------
 
@@ -202,7 +209,7 @@ def test_the_result_shares_no_object_with_the_callers_record(
 
 
 def test_a_caller_that_owns_the_record_may_skip_the_copy(acme: evalreg.Registry) -> None:
-    from evalreg.migrate import migrate_record
+    from evalreg.engine.migrate import migrate_record
 
     record = {"version": "1.0", "score": 0.5, "comment": {"text": ["a"]}}
     shared = migrate_record(acme, record, "latest", copy_input=False)
@@ -411,7 +418,7 @@ RECORDS_TO_TAG = st.fixed_dictionaries(
 def test_relabels_in_a_row_give_what_the_steps_one_by_one_give(
     make_registry_dir: Any, pointer: str
 ) -> None:
-    from evalreg.migrate import _Route
+    from evalreg.engine.migrate import _Route
 
     registry = _relabel_registry(make_registry_dir, pointer)
     route = _Route.find(registry, "acme.tag", "1", "4")
@@ -433,7 +440,7 @@ def test_relabels_in_a_row_give_what_the_steps_one_by_one_give(
 
 
 def test_relabels_of_different_pointers_are_not_fused(registry: evalreg.Registry) -> None:
-    from evalreg.migrate import _fuse, _Move
+    from evalreg.engine.migrate import _fuse, _Move
     from evalreg.stepkit import relabel
 
     moves = [
@@ -445,7 +452,7 @@ def test_relabels_of_different_pointers_are_not_fused(registry: evalreg.Registry
 
 
 def test_the_eee_instance_chain_runs_its_relabels_as_one(registry: evalreg.Registry) -> None:
-    from evalreg.migrate import _Route
+    from evalreg.engine.migrate import _Route
 
     route = _Route.find(registry, "eee.instance", "0.2.0", "latest")
     assert route.target == registry.latest("eee.instance")

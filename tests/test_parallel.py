@@ -19,11 +19,8 @@ from typing import Any
 
 import pytest
 
-from evalreg import parallel
-from evalreg.cli import main
-from evalreg.readers import line_ranges, read_range
-from evalreg.registry import Registry
-from evalreg.runner import (
+from evalreg.batch import parallel
+from evalreg.batch.runner import (
     FileMigration,
     MigrateOptions,
     RecordCheck,
@@ -32,7 +29,10 @@ from evalreg.runner import (
     ValidRun,
     migrate_paths,
 )
-from evalreg.runner import validate_paths as run_validate
+from evalreg.batch.runner import validate_paths as run_validate
+from evalreg.cli import main
+from evalreg.io.readers import line_ranges, read_range
+from evalreg.registry.core import Registry
 
 from .conftest import EXAMPLES
 
@@ -413,7 +413,7 @@ def test_outputs_elsewhere_are_flushed_once_per_run_not_once_per_file(
     monkeypatch: pytest.MonkeyPatch,
     jobs: int,
 ) -> None:
-    from evalreg import writers
+    from evalreg.io import writers
 
     flushed: list[Path] = []
     synced: list[int] = []
@@ -434,7 +434,7 @@ def test_outputs_elsewhere_are_flushed_once_per_run_not_once_per_file(
 def test_files_rewritten_in_place_are_synced_each_and_folders_once_per_run(
     small_units: None, registry: Registry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from evalreg import writers
+    from evalreg.io import writers
 
     flushed: list[Path] = []
     fsynced: list[int] = []

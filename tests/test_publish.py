@@ -12,8 +12,7 @@ import referencing.exceptions
 
 import evalreg
 from evalreg.cli import main
-from evalreg.lock import amend, drafts, release
-from evalreg.publish import (
+from evalreg.publish.site import (
     CATALOG_SCHEMA,
     DEFAULT_BASE_URL,
     normalise_base_url,
@@ -22,7 +21,8 @@ from evalreg.publish import (
     published_schema,
     schema_uri,
 )
-from evalreg.registry import Registry, load_registry
+from evalreg.registry.core import Registry, load_registry
+from evalreg.registry.lock import amend, drafts, release
 
 from .conftest import RegistryFactory
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evalreg.readers import file_kind, iter_files, read_items
+from evalreg.io.readers import file_kind, iter_files, read_items
 
 
 def _write(path: Path, data: bytes | str) -> str:

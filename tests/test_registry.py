@@ -8,7 +8,7 @@ from jsonschema.validators import validator_for
 
 import evalreg
 from evalreg.errors import RegistryError, RemoteRefError, UnknownFamilyError, UnknownVersionError
-from evalreg.registry import Registry, builtin_directory, default_id
+from evalreg.registry.core import Registry, builtin_directory, default_id
 
 SEED_FAMILIES = {
     "eee.aggregate": "0.2.0",

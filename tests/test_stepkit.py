@@ -15,9 +15,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import evalreg
-from evalreg import pointer, stepkit
+from evalreg import stepkit
+from evalreg.engine.migrate import StepContext
 from evalreg.errors import DataLossError
-from evalreg.migrate import StepContext
+from evalreg.io import pointer
 from evalreg.stepkit import (
     as_text,
     carry,

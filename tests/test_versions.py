@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from evalreg.errors import InvalidVersionError
-from evalreg.versions import is_version, match_version, parse_version, sort_versions
+from evalreg.registry.versions import is_version, match_version, parse_version, sort_versions
 
 
 def test_short_and_long_forms_are_the_same_version() -> None:

@@ -14,7 +14,7 @@ from evalreg.cli.app import EXIT_PROBLEMS, Context, cli, emit, fail, pass_contex
 from evalreg.defaults import DEFAULT_BASE_URL, DEFAULT_EXAMPLES
 
 if TYPE_CHECKING:
-    from evalreg.check import CheckReport
+    from evalreg.publish.check import CheckReport
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "note": 2}
 
@@ -84,7 +84,7 @@ def check_command(
     smallest failing record); a step between each pair of versions whose diff breaks
     BACKWARD; and version numbers that follow the diffs (manifest key `versioning`).
     """
-    from evalreg.check import check_directories
+    from evalreg.publish.check import check_directories
 
     report = check_directories(
         context.registry_dirs,
@@ -107,7 +107,7 @@ def new_version_command(context: Context, family: str, version: str) -> None:
 
     The new schema is a draft until `evalreg release FAMILY VERSION` records its digest.
     """
-    from evalreg.lock import new_version
+    from evalreg.registry.lock import new_version
 
     created = new_version(context.registry, family, version)
     emit(f"created {created.schema_path} (a copy of {family} {created.source})")
@@ -134,8 +134,8 @@ def release_command(
     A released schema can never change again: loading a registry whose released schema
     differs from its recorded digest is an error.
     """
-    from evalreg.check import CheckReport, check_registry
-    from evalreg.lock import release
+    from evalreg.publish.check import CheckReport, check_registry
+    from evalreg.registry.lock import release
 
     registry = context.registry
     resolved = registry.resolve_version(family, version)
@@ -172,9 +172,9 @@ def amend_command(
     records the old and new digest, the date and the reason. `evalreg check` and the
     changelog show every amendment.
     """
-    from evalreg.check import CheckReport, check_registry
-    from evalreg.lock import amend
-    from evalreg.registry import load_registry
+    from evalreg.publish.check import CheckReport, check_registry
+    from evalreg.registry.core import load_registry
+    from evalreg.registry.lock import amend
 
     registry = load_registry(context.registry_dirs, verify=False)
     resolved = registry.resolve_version(family, version)
@@ -188,7 +188,7 @@ def amend_command(
 
 
 def _base_url(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    from evalreg.publish import normalise_base_url
+    from evalreg.publish.site import normalise_base_url
 
     try:
         return normalise_base_url(value)
@@ -221,7 +221,7 @@ def publish_command(
     <family>/CHANGELOG.md, OUT_DIR/catalog.json (JSON Schema Store catalog format) and
     OUT_DIR/index.html. The same registry always gives byte-identical files.
     """
-    from evalreg.publish import publish
+    from evalreg.publish.site import publish
 
     result = publish(
         context.registry,

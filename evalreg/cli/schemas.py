@@ -79,8 +79,8 @@ _HOLDS = {
 
 
 def _read_schema_file(path: str) -> dict[str, Any]:
-    from evalreg.codec import DecodeError, loads
     from evalreg.errors import ReadError
+    from evalreg.io.codec import DecodeError, loads
 
     try:
         with open(path, "rb") as handle:
@@ -183,7 +183,7 @@ def diff_command(
 def changelog_command(context: Context, family: str, fmt: str, policy: str) -> None:
     """Write a family's whole schema history, newest version first, for release notes."""
     from evalreg.diff import changelog_markdown
-    from evalreg.lock import amendment_notes
+    from evalreg.registry.lock import amendment_notes
 
     diffs = context.registry.history(family, policy=policy)
     if fmt == "json":

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from evalreg.engine.migrate import StepContext
 from evalreg.errors import MigrationError
-from evalreg.migrate import StepContext
 from evalreg.stepkit import clone
 
 FROM = "1"

@@ -26,8 +26,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from evalreg.engine.migrate import StepContext
 from evalreg.errors import MigrationError
-from evalreg.migrate import StepContext
 from evalreg.stepkit import clone, rename_key
 
 FROM = "2"

@@ -17,25 +17,25 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urldefrag, urljoin
 
-from evalreg.codec import DecodeError, loads
-from evalreg.detect import detect
+from evalreg.engine.detect import detect
 from evalreg.errors import (
     RegistryError,
     RemoteRefError,
     UnknownFamilyError,
     UnknownVersionError,
 )
-from evalreg.manifest import FamilyManifest, load_manifest
+from evalreg.io.codec import DecodeError, loads
+from evalreg.registry.manifest import FamilyManifest, load_manifest
+from evalreg.registry.versions import is_version, match_version, sort_versions
 from evalreg.stepkit import clone
-from evalreg.versions import is_version, match_version, sort_versions
 
 if TYPE_CHECKING:
     import referencing
 
-    from evalreg.detect import Detection
     from evalreg.diff import SchemaDiff
-    from evalreg.migrate import MigrationResult, Step, StepSet
-    from evalreg.validate import Issue, Validator
+    from evalreg.engine.detect import Detection
+    from evalreg.engine.migrate import MigrationResult, Step, StepSet
+    from evalreg.engine.validate import Issue, Validator
 
 ENV_PATH = "EVALREG_PATH"
 SCHEMA_SUFFIX = ".schema.json"
@@ -48,7 +48,7 @@ def builtin_directory() -> Path:
     Raises:
         RegistryError: neither location holds a registry directory.
     """
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]
     for candidate in (package / "_builtin", package.parent):
         if (candidate / "registry").is_dir() and (candidate / "schemas").is_dir():
             return candidate
@@ -264,7 +264,7 @@ class Registry:
         """
         if version is not None and (found := self._validators.get((family, version))) is not None:
             return found  # asked for by the registry's own spelling, as most callers do
-        from evalreg.validate import Validator
+        from evalreg.engine.validate import Validator
 
         resolved = self.resolve_version(family, version)
         key = (family, resolved)
@@ -279,7 +279,7 @@ class Registry:
 
         Without `family`, the record is detected first; an undecided detection is one issue.
         """
-        from evalreg.validate import validate_record
+        from evalreg.engine.validate import validate_record
 
         return validate_record(self, record, family, version)
 
@@ -292,7 +292,7 @@ class Registry:
 
     @cached_property
     def _steps(self) -> dict[str, StepSet]:
-        from evalreg.migrate import StepSet
+        from evalreg.engine.migrate import StepSet
 
         return {f: StepSet.load(self, f) for f in self.families()}
 
@@ -332,7 +332,7 @@ class Registry:
 
         The input record is never mutated. A failure is reported in the result, not raised.
         """
-        from evalreg.migrate import migrate_record
+        from evalreg.engine.migrate import migrate_record
 
         return migrate_record(
             self,
@@ -480,7 +480,7 @@ def load_registry(
             )
     registry = Registry(directories, manifests, schemas, step_files)
     if verify:
-        from evalreg.lock import verify_lock
+        from evalreg.registry.lock import verify_lock
 
         verify_lock(registry)
     return registry

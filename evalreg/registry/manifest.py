@@ -15,7 +15,7 @@ from typing import Any, Literal
 import yaml
 
 from evalreg.errors import RegistryError
-from evalreg.pointer import MISSING, resolve, split, to_pointer
+from evalreg.io.pointer import MISSING, resolve, split, to_pointer
 
 # libyaml's loader where PyYAML was built with it: the same safe loading, ten times faster, and
 # every command pays for it at start-up.

@@ -12,8 +12,8 @@ from functools import lru_cache
 from typing import IO, Any
 
 from evalreg.errors import MigrationError, ReadError
-from evalreg.readers import Item, Kind, file_kind, read_items, read_items_from_bytes, read_jsonl
-from evalreg.registry import Registry, load_registry
+from evalreg.io.readers import Item, Kind, file_kind, read_items, read_items_from_bytes, read_jsonl
+from evalreg.registry.core import Registry, load_registry
 
 
 @lru_cache(maxsize=1)

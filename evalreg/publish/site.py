@@ -23,14 +23,14 @@ from urllib.parse import quote, urldefrag, urljoin, urlsplit
 
 from evalreg.defaults import DEFAULT_BASE_URL
 from evalreg.errors import RegistryError
-from evalreg.versions import parse_version
+from evalreg.registry.versions import parse_version
 
 if TYPE_CHECKING:
     import referencing
 
     from evalreg.diff import SchemaDiff
-    from evalreg.manifest import FamilyManifest
-    from evalreg.registry import Registry, SchemaEntry
+    from evalreg.registry.core import Registry, SchemaEntry
+    from evalreg.registry.manifest import FamilyManifest
 
 CATALOG_SCHEMA = "https://json.schemastore.org/schema-catalog.json"
 LATEST_NAME = "latest"
@@ -79,7 +79,7 @@ def schema_uri(
         ValueError: the base URL is not absolute.
     """
     if registry is None:
-        from evalreg.loader import default_registry
+        from evalreg.batch.load import default_registry
 
         registry = default_registry()
     return published_url(base_url, family, registry.resolve_version(family, version))
@@ -153,7 +153,7 @@ def published_registry(
     from referencing.jsonschema import DRAFT202012
 
     if registry is None:
-        from evalreg.loader import default_registry
+        from evalreg.batch.load import default_registry
 
         registry = default_registry()
 
@@ -225,8 +225,8 @@ def file_match(manifest: FamilyManifest) -> tuple[str, ...]:
 
 
 def _diffs(registry: Registry, family: str, versions: Sequence[str]) -> list[SchemaDiff]:
-    from evalreg.check import versioning
     from evalreg.diff import diff_schemas
+    from evalreg.publish.check import versioning
 
     policy = versioning(registry.manifest(family)).policy
     diffs = []
@@ -248,7 +248,7 @@ def _changelog(
     registry: Registry, family: str, versions: Sequence[str], diffs: Sequence[SchemaDiff]
 ) -> str:
     from evalreg.diff import changelog_markdown
-    from evalreg.lock import amendment_notes
+    from evalreg.registry.lock import amendment_notes
 
     notes = amendment_notes(registry, family)
     text = changelog_markdown(family, diffs, notes)
@@ -274,7 +274,7 @@ def publish(
         ValueError: the base URL is not absolute.
         RegistryError: a file cannot be written.
     """
-    from evalreg.lock import drafts as draft_entries
+    from evalreg.registry.lock import drafts as draft_entries
 
     base = normalise_base_url(base_url)
     names = sorted(set(registry.families() if families is None else families))

@@ -26,11 +26,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalreg.errors import IntegrityError, RegistryError
-from evalreg.pointer import split
-from evalreg.versions import match_version, parse_version
+from evalreg.io.pointer import split
+from evalreg.registry.versions import match_version, parse_version
 
 if TYPE_CHECKING:
-    from evalreg.registry import Registry, SchemaEntry
+    from evalreg.registry.core import Registry, SchemaEntry
 
 LOCK_NAME = "registry.lock"
 DIGEST_PREFIX = "sha256:"
@@ -440,7 +440,7 @@ def new_version(registry: Registry, family: str, version: str) -> NewVersion:
         RegistryError: the family has no version yet, `version` is not newer than the latest,
             or a file to create already exists.
     """
-    from evalreg.registry import SCHEMA_SUFFIX, default_id
+    from evalreg.registry.core import SCHEMA_SUFFIX, default_id
 
     manifest = registry.manifest(family)
     versions = registry.versions(family)

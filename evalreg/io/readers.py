@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Literal
 
-from evalreg.codec import DecodeError, loads
+from evalreg.io.codec import DecodeError, loads
 
 Kind = Literal["json", "jsonl", "yaml"]
 STDIN = "-"

@@ -16,11 +16,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any, Literal
 
-from evalreg import parallel
-from evalreg.codec import DecodeError, dumps, loads
-from evalreg.detect import Detection, detect
-from evalreg.migrate import MigrationResult, ValidateMode, migrate_record
-from evalreg.readers import (
+from evalreg.batch import parallel
+from evalreg.engine.detect import Detection, detect
+from evalreg.engine.migrate import MigrationResult, ValidateMode, migrate_record
+from evalreg.engine.validate import Issue, Validator
+from evalreg.io.codec import DecodeError, dumps, loads
+from evalreg.io.readers import (
     STDIN,
     Block,
     Item,
@@ -39,9 +40,8 @@ from evalreg.readers import (
     read_whole,
     sniff_kind,
 )
-from evalreg.registry import Registry
-from evalreg.validate import Issue, Validator
-from evalreg.writers import WRITE_BUFFER, atomic_writer, sync_folders, sync_written
+from evalreg.io.writers import WRITE_BUFFER, atomic_writer, sync_folders, sync_written
+from evalreg.registry.core import Registry
 
 # -- detect and validate -------------------------------------------------------------------
 
@@ -512,7 +512,7 @@ def _migrate_item(registry: Registry, item: Item, options: MigrateOptions) -> Re
 
 def _serialise(records: Sequence[Any], kind: str | None, original: bytes) -> bytes:
     if kind == "yaml":
-        from evalreg.yamlio import dump_yaml
+        from evalreg.io.yamlio import dump_yaml
 
         return dump_yaml(records, original)
     indent = b"\n" in original.strip()

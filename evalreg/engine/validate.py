@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING, Any
 import jsonschema_rs
 
 from evalreg.errors import RemoteRefError
-from evalreg.pointer import to_pointer
-from evalreg.versions import match_version
+from evalreg.io.pointer import to_pointer
+from evalreg.registry.versions import match_version
 
 if TYPE_CHECKING:
     import jsonschema.exceptions
     import jsonschema.protocols
 
-    from evalreg.registry import Registry, SchemaEntry
+    from evalreg.registry.core import Registry, SchemaEntry
 
 _MAX_VALUE_TEXT = 60
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from types import MappingProxyType, ModuleType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from evalreg.detect import detect
+from evalreg.engine.detect import detect
 from evalreg.errors import (
     DataLossError,
     EvalregError,
@@ -25,14 +25,14 @@ from evalreg.errors import (
     ParameterError,
     RegistryError,
 )
-from evalreg.pointer import MISSING, resolve, split
+from evalreg.io.pointer import MISSING, resolve, split
+from evalreg.registry.versions import match_version, parse_version
 from evalreg.stepkit import Relabel, clone
-from evalreg.versions import match_version, parse_version
 
 if TYPE_CHECKING:
-    from evalreg.manifest import Marker
-    from evalreg.registry import Registry
-    from evalreg.validate import Issue
+    from evalreg.engine.validate import Issue
+    from evalreg.registry.core import Registry
+    from evalreg.registry.manifest import Marker
 
 StepFunction = Callable[[dict[str, Any], "StepContext"], dict[str, Any]]
 ValidateMode = Literal["final", "each", "none"]

@@ -17,12 +17,12 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from evalreg.pointer import MISSING, resolve, split
-from evalreg.versions import match_version
+from evalreg.io.pointer import MISSING, resolve, split
+from evalreg.registry.versions import match_version
 
 if TYPE_CHECKING:
-    from evalreg.manifest import Fingerprint
-    from evalreg.registry import Registry
+    from evalreg.registry.core import Registry
+    from evalreg.registry.manifest import Fingerprint
 
 Status = Literal["detected", "ambiguous", "unknown-version", "unknown"]
 K = TypeVar("K", bound=Hashable)

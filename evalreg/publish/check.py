@@ -32,16 +32,16 @@ from urllib.parse import urldefrag, urljoin
 
 from evalreg.defaults import DEFAULT_EXAMPLES
 from evalreg.errors import EvalregError, NoMigrationPathError, RegistryError
-from evalreg.versions import is_version, match_version, parse_version
+from evalreg.registry.versions import is_version, match_version, parse_version
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
     from referencing._core import Resolver
 
     from evalreg.diff import SchemaDiff
-    from evalreg.manifest import FamilyManifest
-    from evalreg.migrate import Step, StepModule, StepSet
-    from evalreg.registry import Registry
+    from evalreg.engine.migrate import Step, StepModule, StepSet
+    from evalreg.registry.core import Registry
+    from evalreg.registry.manifest import FamilyManifest
 
 
 Severity = Literal["error", "warning", "note"]
@@ -518,7 +518,7 @@ def record_strategy(registry: Registry, family: str, version: str) -> SearchStra
     """
     from hypothesis_jsonschema._canonicalise import canonicalish
 
-    from evalreg.publish import published_registry, published_url
+    from evalreg.publish.site import published_registry, published_url
 
     entry = registry.entry(family, version)
     documents = published_registry(registry, base_url=_GENERATION_BASE).crawl()
@@ -560,7 +560,7 @@ def _exercise(
     from hypothesis import HealthCheck, Phase, Verbosity, given, settings
     from hypothesis.errors import Flaky, HypothesisException, Unsatisfiable
 
-    from evalreg.migrate import StepContext, _set_marker
+    from evalreg.engine.migrate import StepContext, _set_marker
 
     family, source, target = move.module.family, move.source, move.target
     path = str(move.module.path)
@@ -689,7 +689,7 @@ def _metaschema(run: _Run, family: str, version: str) -> None:
     from jsonschema.exceptions import best_match
     from jsonschema.validators import Draft202012Validator, validator_for
 
-    from evalreg.pointer import to_pointer
+    from evalreg.io.pointer import to_pointer
 
     entry = run.registry.entry(family, version)
     document = dict(entry.document)
@@ -728,7 +728,7 @@ def _metaschema(run: _Run, family: str, version: str) -> None:
 
 
 def _lock(run: _Run, family: str) -> None:
-    from evalreg.lock import amendments, drafts, lock_errors
+    from evalreg.registry.lock import amendments, drafts, lock_errors
 
     try:
         for error in lock_errors(run.registry, [family]):
@@ -752,7 +752,7 @@ def _lock(run: _Run, family: str) -> None:
 
 
 def _steps(run: _Run, family: str) -> StepSet:
-    from evalreg.migrate import StepSet, load_step
+    from evalreg.engine.migrate import StepSet, load_step
 
     versions = run.registry.versions(family)
     modules: dict[tuple[str, str], StepModule] = {}
@@ -979,7 +979,7 @@ def check_directories(
     Raises:
         UnknownFamilyError: a family in `families` is unknown.
     """
-    from evalreg.registry import load_registry
+    from evalreg.registry.core import load_registry
 
     only_dirs = [Path(p).resolve() for p in only or ()]
     try:
