@@ -19,7 +19,7 @@ from typing import IO, Any, Literal
 from evalreg.batch import parallel
 from evalreg.engine.detect import Detection, detect
 from evalreg.engine.migrate import MigrationResult, ValidateMode, migrate_record
-from evalreg.engine.validate import Issue, Validator
+from evalreg.engine.validate import Issue, Validator, undecided_issues
 from evalreg.io.codec import DecodeError, dumps, loads
 from evalreg.io.readers import (
     STDIN,
@@ -142,6 +142,9 @@ def check_item(
         return RecordCheck(item.path, item.line, status, detection)
     if detection.ok and family in (None, detection.family):
         issues = registry.validate(record, detection.family, detection.version)
+    elif family is None:
+        # Undecided: say why. Detecting again without the file name could decide otherwise.
+        issues = undecided_issues(registry, detection)
     else:
         # Undecided, or another family than the one asked for: `validate` says why, or reads
         # the version from the asked family's marker.

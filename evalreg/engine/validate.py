@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     import jsonschema.exceptions
     import jsonschema.protocols
 
+    from evalreg.engine.detect import Detection
     from evalreg.registry.core import Registry, SchemaEntry
 
 _MAX_VALUE_TEXT = 60
@@ -145,20 +146,25 @@ class Validator:
         return list(self.iter_issues(record))
 
 
+def undecided_issues(registry: Registry, detection: Detection) -> list[Issue]:
+    """Return the one issue of a record whose detection decided no family and version."""
+    if detection.status == "unknown-version":
+        pointer = ""
+        if detection.family is not None:
+            manifest = registry.manifest(detection.family)
+            pointer = manifest.markers[0].pointer if manifest.markers else ""
+        return [Issue(pointer, detection.summary(), "version")]
+    return [Issue("", detection.summary(), "detect")]
+
+
 def validate_record(
     registry: Registry, record: Any, family: str | None = None, version: str | None = None
 ) -> list[Issue]:
     """Return every problem of `record`; detect its family and version where not given."""
     if family is None:
         detection = registry.detect(record)
-        if detection.status == "unknown-version":
-            pointer = ""
-            if detection.family is not None:
-                manifest = registry.manifest(detection.family)
-                pointer = manifest.markers[0].pointer if manifest.markers else ""
-            return [Issue(pointer, detection.summary(), "version")]
         if not detection.ok:
-            return [Issue("", detection.summary(), "detect")]
+            return undecided_issues(registry, detection)
         family, version = detection.family, detection.version
         assert family is not None
     elif version is None:
