@@ -158,9 +158,9 @@ def _describe_eras(eras: Sequence[tuple[str, str]]) -> str:
     return "eras " + ", ".join(f"{v} (differs: {differs})" for v, differs in eras)
 
 
-def _closest(registry: Registry, record: Any) -> str:
+def _closest(registry: Registry, record: Any, families: Sequence[str]) -> str:
     best: tuple[int, str, list[str]] | None = None
-    for family in registry.families():
+    for family in families:
         fingerprint = registry.manifest(family).structure
         if fingerprint.empty:
             continue
@@ -312,6 +312,40 @@ def _prepare(registry: Registry) -> _Prepared:
     return prepared
 
 
+_SYNTAX = {".json": "json", ".jsonl": "json", ".yaml": "yaml", ".yml": "yaml"}
+_KIND_SYNTAX = {"json": "json", "jsonl": "json", "yaml": "yaml"}
+
+
+def _syntax(filename: str | None) -> str | None:
+    """Return the syntax a file name announces (json for .json and .jsonl, yaml), if any."""
+    if not filename:
+        return None
+    name = Path(filename).name
+    name = name.removesuffix(".gz")
+    return _SYNTAX.get(Path(name).suffix.lower())
+
+
+def _readable(registry: Registry, filename: str | None) -> list[str]:
+    """Return the families whose file kind can be written in the syntax `filename` announces.
+
+    A `.json` file is never a YAML family's file (nor a `.yaml` file a JSON one), however well
+    its structure fits: structure alone must not cross syntaxes.
+    """
+    syntax = _syntax(filename)
+    families = registry.families()
+    if syntax is None:
+        return list(families)
+    return [f for f in families if _KIND_SYNTAX[registry.manifest(f).kind] == syntax]
+
+
+def _named(registry: Registry, hinted: set[str], filename: str | None) -> set[str]:
+    """Return the families of `hinted` that name `filename` exactly (a pattern with no wildcard)."""
+    if not filename:
+        return set()
+    name = Path(filename).name.removesuffix(".gz")
+    return {f for f in hinted if name in registry.manifest(f).files}
+
+
 def _hinted(registry: Registry, filename: str | None) -> set[str]:
     """Return the families whose file-name patterns match `filename`."""
     if not filename:
@@ -406,13 +440,20 @@ def _decided(registry: Registry, stated: Stated, chosen: tuple[str, str, Evidenc
 def _by_structure(
     registry: Registry, record: dict[str, Any], hinted: set[str], filename: str | None
 ) -> Detection:
-    manifests = [registry.manifest(f) for f in registry.families()]
+    readable = _readable(registry, filename)
+    manifests = [registry.manifest(f) for f in readable]
     fits = [
         m.name for m in manifests if not m.structure.empty and not m.structure.mismatches(record)
     ]
     evidence: dict[str, list[Evidence]] = {
         name: [Evidence("structure", registry.manifest(name).structure.describe())] for name in fits
     }
+    # A file named exactly as a family's files are (benchmark.json) is that family's or none:
+    # it is not taken for another family whose structure it happens to fit.
+    named = _named(registry, hinted, filename)
+    if named:
+        hinted = named
+        fits = [f for f in fits if f in named]
     if hinted:
         both = [f for f in fits if f in hinted]
         bare = [m.name for m in manifests if m.name in hinted and m.structure.empty]
@@ -425,7 +466,10 @@ def _by_structure(
             return _from_pool(registry, record, pool, evidence)
     if fits:
         return _from_pool(registry, record, fits, evidence)
-    reasons = ["no version marker", "no family's structure fits", _closest(registry, record)]
+    # The closest family is sought first among those the file name suggests.
+    shaped = [f for f in readable if not registry.manifest(f).structure.empty]
+    closest = _closest(registry, record, [f for f in shaped if f in hinted] or readable)
+    reasons = ["no version marker", "no family's structure fits", closest]
     if filename and not hinted:
         reasons.insert(1, "the file name suggests no family")
     return Detection("unknown", reasons=tuple(reasons))
