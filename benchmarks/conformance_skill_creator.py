@@ -113,7 +113,9 @@ def main(argv: list[str] | None = None) -> int:
         json_as_yaml += bool(outcome.get("yaml_family"))
         rows[kind].append(outcome)
 
-    header = f"{'kind':<20} {'files':>6} {'right family':>13} {'valid':>7} {'valid or migrated':>18}"
+    header = (
+        f"{'kind':<20} {'files':>6} {'right family':>13} {'valid':>7} {'valid or migrated':>18}"
+    )
     print(header)
     print("-" * len(header))
     totals: Counter[str] = Counter()
