@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import evalreg
-from evalreg.registry.core import Registry
+from evalreg import Registry
 
 EXAMPLES = Path(__file__).parent / "examples"
 DEMO_MANIFEST = """\

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import evalreg
+from evalreg import Registry, load_registry
 from evalreg.cli import main
 from evalreg.errors import RegistryError
 from evalreg.publish.check import (
@@ -22,7 +23,6 @@ from evalreg.publish.check import (
     record_strategy,
     versioning,
 )
-from evalreg.registry.core import Registry, load_registry
 from evalreg.registry.lock import release
 from evalreg.registry.manifest import parse_manifest
 

@@ -20,8 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft7Validator
 
-from evalreg import Param, load_registry
-from evalreg.engine.migrate import StepContext
+from evalreg import Param, StepContext, load_registry
 from evalreg.errors import DataLossError
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -172,8 +172,8 @@ def amend_command(
     records the old and new digest, the date and the reason. `evalreg check` and the
     changelog show every amendment.
     """
+    from evalreg.engine.registry import load_registry
     from evalreg.publish.check import CheckReport, check_registry
-    from evalreg.registry.core import load_registry
     from evalreg.registry.lock import amend
 
     registry = load_registry(context.registry_dirs, verify=False)

@@ -1,4 +1,4 @@
-"""JSON encoding and decoding, exact for every number JSON can hold.
+"""JSON encoding and decoding, exact for every number JSON can hold, and exact deep copies.
 
 Decoding uses msgspec, which is as fast as orjson and keeps integers of any size exact (orjson
 turns integers wider than 64 bits into floats). Encoding uses orjson, the fastest, and the
@@ -8,11 +8,14 @@ migration must never change a number, and JSON Schema allows integers of any siz
 
 from __future__ import annotations
 
+import copy
 import json
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import msgspec
 import orjson
+
+_T = TypeVar("_T")
 
 _decoder = msgspec.json.Decoder()
 
@@ -58,3 +61,31 @@ def dumps(value: Any, *, indent: bool = False) -> bytes:
             separators=(",", ": ") if indent else (",", ":"),
         )
         return text.encode("utf-8")
+
+
+# Values of these exact types cannot change, so a copy may hold them as they are (as
+# `copy.deepcopy` does). Subclasses are not among them: they are copied by `copy.deepcopy`.
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+
+
+def _clone(value: Any) -> Any:
+    kind = type(value)
+    if kind is dict:
+        # Keys are hashable, so they are not changed in place either; they are kept.
+        return {k: v if type(v) in _ATOMS else _clone(v) for k, v in value.items()}
+    if kind is list:
+        return [v if type(v) in _ATOMS else _clone(v) for v in value]
+    if kind in _ATOMS:
+        return value
+    return copy.deepcopy(value)
+
+
+def clone(value: _T) -> _T:
+    """Return a deep copy of `value` that shares no dict or list with it.
+
+    Plain dicts and lists are rebuilt and strings, numbers, booleans and null are kept, which
+    is exact for any JSON value (integers of any size, NaN and infinities included) and several
+    times faster than `copy.deepcopy`. Anything else (a tuple, a datetime, a subclass such as a
+    YAML round-trip mapping) is copied with `copy.deepcopy`.
+    """
+    return cast(_T, _clone(value))

@@ -16,6 +16,7 @@ import yaml
 
 from evalreg.errors import RegistryError
 from evalreg.io.pointer import MISSING, resolve, split, to_pointer
+from evalreg.registry.versions import is_version
 
 # libyaml's loader where PyYAML was built with it: the same safe loading, ten times faster, and
 # every command pays for it at start-up.
@@ -294,3 +295,56 @@ def load_manifest(path: Path) -> FamilyManifest:
             str(path), f"manifest file name must be {manifest.name}.yaml (its `name`)"
         )
     return manifest
+
+
+_BUMP_CHECKS = ("error", "warning")
+
+
+@dataclass(frozen=True)
+class Versioning:
+    """A family's `versioning` manifest settings."""
+
+    bump_check: Literal["error", "warning"] = "error"
+    exceptions: Mapping[str, str] = field(default_factory=dict)
+    """Version -> why its bump does not follow the diff ("" when no reason is given)."""
+    policy: str = "lenient"
+
+
+def versioning(manifest: FamilyManifest) -> Versioning:
+    """Return a family's versioning settings (defaults when the manifest has none).
+
+    Raises:
+        RegistryError: the `versioning` key is malformed.
+    """
+    data = manifest.options.get("versioning")
+    if data is None:
+        return Versioning()
+    where = manifest.path
+    if not isinstance(data, dict):
+        raise RegistryError(where, "versioning must map bump_check, exceptions and policy")
+    unknown = set(data) - {"bump_check", "exceptions", "policy"}
+    if unknown:
+        raise RegistryError(
+            where,
+            f"versioning has unknown keys: {', '.join(sorted(unknown))} "
+            "(known: bump_check, exceptions, policy)",
+        )
+    bump_check = data.get("bump_check", "error")
+    if bump_check not in _BUMP_CHECKS:
+        raise RegistryError(where, "versioning.bump_check must be `error` or `warning`")
+    policy = data.get("policy", "lenient")
+    if policy not in ("lenient", "strict"):
+        raise RegistryError(where, "versioning.policy must be `lenient` or `strict`")
+    raw = data.get("exceptions") or {}
+    if isinstance(raw, list):
+        raw = {version: "" for version in raw}
+    if not isinstance(raw, dict):
+        raise RegistryError(
+            where, "versioning.exceptions must list versions, or map versions to reasons"
+        )
+    exceptions: dict[str, str] = {}
+    for version, reason in raw.items():
+        if not is_version(str(version)):
+            raise RegistryError(where, f"versioning.exceptions: {version!r} is not a version")
+        exceptions[str(version)] = "" if reason is None else str(reason)
+    return Versioning(bump_check, exceptions, policy)

@@ -29,7 +29,7 @@ import math
 import re
 from typing import Any
 
-from evalreg.engine.migrate import Param, StepContext
+from evalreg import Param, StepContext
 from evalreg.stepkit import carry, clone, to_pointer
 
 FROM = "0.2.2"
