@@ -8,16 +8,16 @@ The graph of a family's steps is pure data, built once and searched by the plann
 
 from __future__ import annotations
 
-import importlib.util
 import inspect
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from types import MappingProxyType, ModuleType
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
+from evalreg.engine.modules import load_module
 from evalreg.errors import DataLossError, NoMigrationPathError, ParameterError, RegistryError
 from evalreg.io.pointer import split
 from evalreg.registry.versions import match_version, parse_version
@@ -127,26 +127,13 @@ class Step:
         return function
 
 
-def _load_module(path: Path, family: str) -> ModuleType:
-    name = f"evalreg_steps.{family}.{path.stem}".replace("-", "_")
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise RegistryError(str(path), "cannot load the step module")
-    module = importlib.util.module_from_spec(spec)
-    try:
-        spec.loader.exec_module(module)
-    except Exception as err:  # a user's module may fail in any way; name the file
-        raise RegistryError(str(path), f"the step module failed to load: {err!r}") from err
-    return module
-
-
 def load_step(path: Path, family: str, versions: Iterable[str]) -> StepModule:
     """Load and check one step module.
 
     Raises:
         RegistryError: the module is malformed, names unknown versions, or its file name disagrees.
     """
-    module = _load_module(path, family)
+    module = load_module(path, "evalreg_steps", family)
     source, target = getattr(module, "FROM", None), getattr(module, "TO", None)
     if not isinstance(source, str) or not isinstance(target, str):
         raise RegistryError(str(path), "a step must declare FROM and TO version strings")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import jsonschema_rs
 
@@ -33,12 +33,18 @@ class Issue:
     """JSON pointer of the offending value in the record (`""` is the whole record)."""
     message: str
     keyword: str
-    """The schema keyword that failed (`required`, `type`, ...), or `detect` / `version`."""
+    """The schema keyword that failed (`required`, `type`, ...), `detect` / `version`, or
+    `rule` for a family's rule beyond the schema."""
     schema_path: str = ""
     """JSON pointer of the failing keyword in the schema."""
+    rule: str = ""
+    """The id of the family rule that found it (`keyword` is then `rule`)."""
+    severity: Literal["error", "warning"] = "error"
+    """Only a rule's finding can be a warning, which leaves the record valid."""
 
     def __str__(self) -> str:
-        return f"{self.pointer or '/'}: {self.message}"
+        shown = f"{self.pointer or '/'}: {self.message}"
+        return f"{shown} [{self.rule}]" if self.rule else shown
 
 
 def _short(value: Any) -> str:

@@ -93,12 +93,14 @@ class BaseRegistry:
         manifests: Mapping[str, FamilyManifest],
         schemas: Mapping[str, Mapping[str, SchemaEntry]],
         step_files: Mapping[str, Sequence[Path]],
+        rule_files: Mapping[str, Sequence[Path]] | None = None,
     ) -> None:
         self.directories = tuple(directories)
         self._manifests = dict(manifests)
         self._schemas = {f: dict(v) for f, v in schemas.items()}
         self._versions = {f: sort_versions(v) for f, v in schemas.items()}
         self._step_files = {f: tuple(p) for f, p in step_files.items()}
+        self._rule_files = {f: tuple(p) for f, p in (rule_files or {}).items()}
         self._by_id = {e.id: e for v in self._schemas.values() for e in v.values()}
         self._derived: dict[str, Any] = {}
 
@@ -251,3 +253,8 @@ class BaseRegistry:
         """Return the migration step modules found for a family."""
         self.manifest(family)
         return self._step_files.get(family, ())
+
+    def rule_files(self, family: str) -> tuple[Path, ...]:
+        """Return the Python rule modules found for a family."""
+        self.manifest(family)
+        return self._rule_files.get(family, ())

@@ -78,6 +78,28 @@ def _load_schemas(
             yield SchemaEntry(family, version, path, document["$id"], document)
 
 
+def _modules(
+    directories: Iterable[Path], folder: str, manifests: Mapping[str, FamilyManifest]
+) -> dict[str, list[Path]]:
+    """Return the Python modules `<folder>/<family>/*.py` of each family, directory by directory."""
+    found: dict[str, list[Path]] = {}
+    for directory in directories:
+        root = directory / folder
+        if not root.is_dir():
+            continue
+        for family_dir in sorted(p for p in root.iterdir() if p.is_dir()):
+            if family_dir.name.startswith(("_", ".")):
+                continue
+            if family_dir.name not in manifests:
+                raise RegistryError(
+                    str(family_dir), f"{folder} for {family_dir.name!r}, which has no manifest"
+                )
+            found.setdefault(family_dir.name, []).extend(
+                p for p in sorted(family_dir.glob("*.py")) if not p.name.startswith("_")
+            )
+    return found
+
+
 def load_directories(
     paths: Iterable[str | os.PathLike[str]] | None,
     cls: type[_R],
@@ -129,22 +151,9 @@ def load_directories(
             ids[entry.id] = entry.path
             versions[entry.version] = entry
 
-    step_files: dict[str, list[Path]] = {}
-    for directory in directories:
-        root = directory / "migrations"
-        if not root.is_dir():
-            continue
-        for family_dir in sorted(p for p in root.iterdir() if p.is_dir()):
-            if family_dir.name.startswith(("_", ".")):
-                continue
-            if family_dir.name not in manifests:
-                raise RegistryError(
-                    str(family_dir), f"migrations for {family_dir.name!r}, which has no manifest"
-                )
-            step_files.setdefault(family_dir.name, []).extend(
-                p for p in sorted(family_dir.glob("*.py")) if not p.name.startswith("_")
-            )
-    registry = cls(directories, manifests, schemas, step_files)
+    step_files = _modules(directories, "migrations", manifests)
+    rule_files = _modules(directories, "rules", manifests)
+    registry = cls(directories, manifests, schemas, step_files, rule_files)
     if verify:
         verify_lock(registry)
     return registry
