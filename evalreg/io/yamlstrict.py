@@ -17,7 +17,7 @@ def strict_loader() -> type[Any]:
     """Return a safe loader class (libyaml's where PyYAML has it) that is also strict."""
     base: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-    class StrictLoader(base):  # type: ignore[misc, valid-type]
+    class StrictLoader(base):  # type: ignore[misc]
         def construct_mapping(self, node: Any, deep: bool = False) -> Any:
             if isinstance(node, yaml.MappingNode):
                 seen: set[Any] = set()
