@@ -7,7 +7,8 @@ keeps a small summary, and at the end `finish` compares the summaries of every f
 
 A Python rule is a module `rules/<family>/<name>.py` whose docstring's first line says what
 must hold, declaring `ID`, and optionally `SEVERITY` (error, warning), `SCOPE` (record, file,
-collection) and `VERSIONS` (a specifier such as ">=0.2" or a list of versions):
+collection), `VERSIONS` (a specifier such as ">=0.2" or a list of versions) and, for a
+collection rule, `ALSO` (other families whose records its collectors take too, at any version):
 
     def check(record, ctx):                 # record and file scope
         if ...:
@@ -20,6 +21,9 @@ collection) and `VERSIONS` (a specifier such as ">=0.2" or a list of versions):
 
     def finish(summaries, ctx):             # [(path, summary), ...] in input order
         ctx.report("/x", "...", path=..., line=None)
+
+A large JSONL file may be read in parts by several processes: its path then comes with one
+summary per part, in order, and `finish` combines them.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from evalreg.engine.modules import load_module
 from evalreg.engine.validators import Issue
-from evalreg.errors import EvalregError, RegistryError
+from evalreg.errors import RegistryError
 from evalreg.io.pointer import MISSING, find, resolve, split, to_pointer
 from evalreg.registry.rules import (
     COMPARISONS,
@@ -131,6 +135,12 @@ class Rule:
     finish: Callable[[list[tuple[str, Any]], FinishContext], None] | None = None
     path: Any = field(default=None, repr=False)
     """File scope, declared: the path pattern the file must match."""
+    also: tuple[str, ...] = ()
+    """Collection scope: other families whose records the collectors take too."""
+
+    def observes(self, family: str, version: str) -> bool:
+        """Return whether this collection rule's collectors take a record of `family`."""
+        return family in self.also or (family == self.family and version in self.versions)
 
     def issue(self, pointer: str, message: str) -> Issue:
         """Return an issue of this rule."""
@@ -280,11 +290,16 @@ def load_rule(path: Path, family: str) -> Rule:
     if not description:
         raise RegistryError(where, "a rule module's docstring must say what must hold")
     check = collector = finish = None
+    also: tuple[str, ...] = ()
     if kind == "collection":
         collector = getattr(module, "Collector", None)
         finish = getattr(module, "finish", None)
         if not callable(collector) or not callable(finish):
             raise RegistryError(where, "a collection rule must define Collector and finish()")
+        raw = getattr(module, "ALSO", ())
+        if not isinstance(raw, (list, tuple)) or not all(isinstance(f, str) for f in raw):
+            raise RegistryError(where, "ALSO must be a list of family names")
+        also = tuple(raw)
     else:
         function = getattr(module, "check", None)
         if not callable(function):
@@ -304,6 +319,7 @@ def load_rule(path: Path, family: str) -> Rule:
         check=check,
         collector=collector,
         finish=finish,
+        also=also,
     )
 
 
@@ -311,10 +327,14 @@ def _load_family(registry: BaseRegistry, family: str) -> tuple[Rule, ...]:
     rules = [declared(spec) for spec in registry.manifest(family).rules]
     rules += [load_rule(path, family) for path in registry.rule_files(family)]
     seen: dict[str, str] = {}
+    families = set(registry.families())
     for rule in rules:
         if rule.id in seen:
             raise RegistryError(rule.source, f"rule id {rule.id} is also used by {seen[rule.id]}")
         seen[rule.id] = rule.source
+        unknown = sorted(set(rule.also) - families)
+        if unknown:
+            raise RegistryError(rule.source, f"ALSO names unknown families: {', '.join(unknown)}")
     return tuple(rules)
 
 
@@ -384,19 +404,28 @@ def rule_set(
 ) -> RuleSet:
     """Return the rules of `selection` that apply to `version` of `family`.
 
+    Its collection rules are those whose collectors take such records: the family's own, and
+    those of other families that name it in `ALSO`.
+
     Raises:
-        RegistryError: a rule of the family is malformed.
+        RegistryError: a rule is malformed.
     """
     if not selection.enabled:
         return EMPTY
-    rules = [r for r in family_rules(registry, family) if version in r.versions]
-    rules = [r for r in rules if selection.wants(r)]
-    if not rules:
+    own = [r for r in family_rules(registry, family) if version in r.versions]
+    own = [r for r in own if r.scope != "collection" and selection.wants(r)]
+    observers = [
+        r
+        for f in registry.families()
+        for r in family_rules(registry, f)
+        if r.scope == "collection" and r.observes(family, version) and selection.wants(r)
+    ]
+    if not own and not observers:
         return EMPTY
     return RuleSet(
-        record=tuple(r for r in rules if r.scope == "record"),
-        file=tuple(r for r in rules if r.scope == "file"),
-        collection=tuple(r for r in rules if r.scope == "collection"),
+        record=tuple(r for r in own if r.scope == "record"),
+        file=tuple(r for r in own if r.scope == "file"),
+        collection=tuple(observers),
     )
 
 
@@ -413,8 +442,6 @@ def _run(
     assert rule.check is not None
     try:
         rule.check(record, ctx, groups)
-    except EvalregError:
-        raise
     except Exception as err:  # a rule is user code: its failure is a finding, not a crash
         ctx.report("", f"the rule failed: {type(err).__name__}: {err}")
     return ctx.findings
@@ -446,8 +473,7 @@ def check_file(
         if rule.path is not None:
             match = rule.path.search(shown)
             if match is None:
-                why = f"the path {shown} does not match {rule.path.pattern!r}"
-                found.append(rule.issue("", f"{rule.description} ({why})"))
+                found.append(rule.issue("", f"{rule.description} (the file is {shown})"))
                 continue
             groups = {k: v for k, v in match.groupdict().items() if v is not None}
         found += _run(rule, record, family, version, path, line, groups)
@@ -464,9 +490,7 @@ def finish_collection(
     assert rule.finish is not None
     try:
         rule.finish(summaries, ctx)
-    except EvalregError:
-        raise
-    except Exception as err:  # a rule is user code: its failure is a finding, not a crash
+    except Exception as err:  # a rule is user code (reading files too): a finding, not a crash
         where = summaries[0][0] if summaries else ""
         message = f"the rule failed: {type(err).__name__}: {err}"
         ctx.findings.append(Located(where, None, rule.issue("", message)))
