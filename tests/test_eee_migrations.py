@@ -715,6 +715,15 @@ def test_missing_format_is_read_from_a_path_in_the_layout() -> None:
     assert_valid(out, AGG, "0.2.3")
 
 
+def test_a_path_in_the_layout_with_upper_case_hex_is_kept() -> None:
+    record = judged_record()
+    upper = GOOD_PATH.replace(UUID4, UUID4.upper())
+    record["detailed_evaluation_results"] = {"format": "jsonl", "file_path": upper}
+    out = up(AGG, "0.2.2", record)
+    assert out["detailed_evaluation_results"] == {"format": "jsonl", "file_path": upper}
+    assert_valid(out, AGG, "0.2.3")
+
+
 def test_relocated_detailed_results_keep_the_old_path_and_format() -> None:
     record = judged_record()
     ctx = StepContext({"detailed_results_file_path": GOOD_PATH})
