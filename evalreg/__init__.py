@@ -6,10 +6,12 @@ small steps, diff schema versions, and publish the schemas.
 
 from typing import TYPE_CHECKING, Any
 
-from evalreg.batch.load import default_registry, load
+from evalreg.batch.load import load
 from evalreg.engine.detect import Candidate, Detection, Evidence
-from evalreg.engine.migrate import MigrationResult, Note, Param, Step, StepContext
-from evalreg.engine.validate import Issue
+from evalreg.engine.migrate import MigrationResult
+from evalreg.engine.registry import Registry, default_registry, load_registry
+from evalreg.engine.steps import Note, Param, Step, StepContext
+from evalreg.engine.validators import Issue
 from evalreg.errors import (
     DataLossError,
     EvalregError,
@@ -25,7 +27,6 @@ from evalreg.errors import (
     UnknownFamilyError,
     UnknownVersionError,
 )
-from evalreg.registry.core import Registry, load_registry
 from evalreg.registry.manifest import FamilyManifest
 from evalreg.stepkit import (
     as_text,

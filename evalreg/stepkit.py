@@ -6,45 +6,27 @@ which is what a step's `upgrade` and `downgrade` must do too.
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import Any
 
-from evalreg.io.pointer import split, to_pointer
+from evalreg.engine.steps import Relabel, StepContext
+from evalreg.io.codec import clone
+from evalreg.io.pointer import to_pointer
 
-if TYPE_CHECKING:
-    from evalreg.engine.migrate import StepContext
+__all__ = [
+    "as_text",
+    "carry",
+    "clone",
+    "insert_after",
+    "relabel",
+    "rename_key",
+    "rename_key_each",
+    "to_pointer",
+    "unchanged",
+]
 
-_T = TypeVar("_T")
-_Step = Callable[[dict[str, Any], "StepContext"], dict[str, Any]]
-
-# Values of these exact types cannot change, so a copy may hold them as they are (as
-# `copy.deepcopy` does). Subclasses are not among them: they are copied by `copy.deepcopy`.
-_ATOMS = frozenset({str, int, float, bool, type(None)})
-
-
-def _clone(value: Any) -> Any:
-    kind = type(value)
-    if kind is dict:
-        # Keys are hashable, so they are not changed in place either; they are kept.
-        return {k: v if type(v) in _ATOMS else _clone(v) for k, v in value.items()}
-    if kind is list:
-        return [v if type(v) in _ATOMS else _clone(v) for v in value]
-    if kind in _ATOMS:
-        return value
-    return copy.deepcopy(value)
-
-
-def clone(value: _T) -> _T:
-    """Return a deep copy of `value` that shares no dict or list with it.
-
-    Plain dicts and lists are rebuilt and strings, numbers, booleans and null are kept, which
-    is exact for any JSON value (integers of any size, NaN and infinities included) and several
-    times faster than `copy.deepcopy`. Anything else (a tuple, a datetime, a subclass such as a
-    YAML round-trip mapping) is copied with `copy.deepcopy`.
-    """
-    return cast(_T, _clone(value))
+_Step = Callable[[dict[str, Any], StepContext], dict[str, Any]]
 
 
 def unchanged(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
@@ -69,34 +51,6 @@ def relabel(pointer: str, label: str) -> _Step:
         ValueError: `pointer` is not a JSON pointer to a place inside the record.
     """
     return Relabel(pointer, label)
-
-
-class Relabel:
-    """The step function `relabel` returns: set the value at one pointer to a fixed label."""
-
-    def __init__(self, pointer: str, label: str) -> None:
-        tokens = split(pointer)
-        if not tokens:
-            raise ValueError("relabel needs a pointer to a place inside the record, not ''")
-        self.pointer = pointer
-        self.label = label
-        *self._parents, self._last = tokens
-        self.__doc__ = f"Return a copy of `record` with {pointer} set to {label!r}."
-
-    def __call__(self, record: dict[str, Any], ctx: StepContext | None = None) -> dict[str, Any]:
-        # Only the objects on the way to the label are copied; the rest is shared, unchanged.
-        out = dict(record)
-        holder: dict[str, Any] = out
-        for token in self._parents:
-            child = holder.get(token)
-            if not isinstance(child, dict):
-                return out
-            holder[token] = holder = dict(child)
-        holder[self._last] = self.label
-        return out
-
-    def __repr__(self) -> str:
-        return f"relabel({self.pointer!r}, {self.label!r})"
 
 
 def as_text(value: Any) -> str:

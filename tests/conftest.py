@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import evalreg
-from evalreg.registry.core import Registry
+from evalreg import Registry
 
 EXAMPLES = Path(__file__).parent / "examples"
 DEMO_MANIFEST = """\
@@ -44,7 +44,7 @@ def make_registry_dir(tmp_path: Path) -> RegistryFactory:
     """Return a function that writes a registry directory and returns its path.
 
     `families` maps a family name to {"manifest": str (YAML), "schemas": {version: dict},
-    "steps": {file name: str (Python source)}}.
+    "steps": {file name: str (Python source)}, "rules": {file name: str (Python source)}}.
     """
     counter = {"n": 0}
 
@@ -62,10 +62,11 @@ def make_registry_dir(tmp_path: Path) -> RegistryFactory:
                 path = root / "schemas" / family / f"{version}.schema.json"
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(json.dumps(schema, indent=2))
-            for file_name, source in parts.get("steps", {}).items():
-                path = root / "migrations" / family / file_name
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(textwrap.dedent(source))
+            for folder, key in (("migrations", "steps"), ("rules", "rules")):
+                for file_name, source in parts.get(key, {}).items():
+                    path = root / folder / family / file_name
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    path.write_text(textwrap.dedent(source))
         return root
 
     return make

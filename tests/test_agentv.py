@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 import yaml
 
+from evalreg import Registry
 from evalreg.batch.runner import check_paths
 from evalreg.cli import main
 from evalreg.publish.check import check_registry
-from evalreg.registry.core import Registry
 
 ERAS = Path(__file__).parent / "agentv_eras"
 SEED = Path(__file__).parent.parent / "schemas" / "agentv.eval" / "2.schema.json"
@@ -553,7 +553,7 @@ def test_targets_labels_are_relabelled_up_and_back_and_nothing_else_changes(
 def test_a_targets_file_without_a_label_stays_without(
     registry: Registry, source: str, target: str
 ) -> None:
-    from evalreg.engine.migrate import StepContext
+    from evalreg import StepContext
 
     record = {"targets": [{"name": "default", "provider": "mock", "model": "m"}]}
     (up,) = registry.plan(TARGETS, source, target)

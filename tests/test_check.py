@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import evalreg
+from evalreg import Registry, load_registry
 from evalreg.cli import main
 from evalreg.errors import RegistryError
 from evalreg.publish.check import (
@@ -22,7 +23,6 @@ from evalreg.publish.check import (
     record_strategy,
     versioning,
 )
-from evalreg.registry.core import Registry, load_registry
 from evalreg.registry.lock import release
 from evalreg.registry.manifest import parse_manifest
 
@@ -505,10 +505,11 @@ def test_the_amend_command_records_a_correction_that_check_and_changelog_show(
     build: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = build({"1": schema("1"), "2": schema("2")}, step("1", "2"))
-    path = root / "schemas" / "demo.score" / "1.schema.json"
     corrected = schema("1")
     corrected["properties"]["unit"] = {"type": "string", "pattern": "^[A-Za-z]+$"}
-    path.write_text(json.dumps(corrected))
+    for version in ("1", "2"):  # two released versions corrected at once
+        path = root / "schemas" / "demo.score" / f"{version}.schema.json"
+        path.write_text(json.dumps(corrected | {"description": version}))
     code, _, err = run(capsys, "--registry", str(root), "validate", "-")
     assert code == 2 and "evalreg amend demo.score 1 --reason TEXT" in err
     code, out, _ = run(
@@ -516,14 +517,14 @@ def test_the_amend_command_records_a_correction_that_check_and_changelog_show(
     )
     assert code == 0 and out.startswith("demo.score 1 amended on ") and "upper case too" in out
     code, out, _ = run(capsys, "check", "--registry", str(root), "--examples", "5")
+    assert code == 1 and "error: demo.score 2: lock: " in out  # 2 is not amended yet
+    code, _, _ = run(capsys, "--registry", str(root), "amend", "demo.score", "2", "--reason", "b")
+    assert code == 0
+    code, out, _ = run(capsys, "check", "--registry", str(root), "--examples", "5")
     assert code == 0 and "note: demo.score 1: amendment: amended on " in out
     code, out, _ = run(capsys, "--registry", str(root), "changelog", "demo.score")
     assert code == 0 and "upper case too" not in out  # version 1 has no diff entry
-    path2 = root / "schemas" / "demo.score" / "2.schema.json"
-    path2.write_text(json.dumps(corrected | {"description": "two"}))
-    code, _, _ = run(capsys, "--registry", str(root), "amend", "demo.score", "2", "--reason", "b")
-    code, out, _ = run(capsys, "--registry", str(root), "changelog", "demo.score")
-    assert code == 0 and "## demo.score@2" in out and "*amended on " in out and ": b*" in out
+    assert "## demo.score@2" in out and "*amended on " in out and ": b*" in out
 
 
 def test_amend_refuses_a_family_whose_other_checks_fail(

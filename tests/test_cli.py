@@ -283,12 +283,12 @@ def test_migrate_refuses_standard_input(capsys: pytest.CaptureFixture[str]) -> N
 def test_unexpected_errors_are_one_line(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import evalreg.registry.core
+    import evalreg.engine.registry
 
     def explode(*args: object, **kwargs: object) -> None:
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(evalreg.registry.core, "load_registry", explode)
+    monkeypatch.setattr(evalreg.engine.registry, "load_registry", explode)
     code, _, err = run(capsys, "list")
     assert code == 3
     assert err.strip() == (

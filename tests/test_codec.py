@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evalreg.io.codec import DecodeError, dumps, loads
+from evalreg.io.codec import DecodeError, DuplicateKeyError, dumps, loads
 
 json_values = st.recursive(
     st.none()
@@ -60,3 +60,46 @@ def test_indented_output_matches_the_usual_two_space_layout() -> None:
     assert dumps({"a": [1, {"b": None}]}, indent=True) == (
         b'{\n  "a": [\n    1,\n    {\n      "b": null\n    }\n  ]\n}'
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "pointer"),
+    [
+        ('{"a": 1, "a": 2}', "a", ""),
+        ('{"x": {"t": "12:00", "b": [{"k": 1, "k": 1}]}}', "k", "/x/b/0"),
+        ('{"a": "x:y", "a~/b": {"c": 1, "c": "2:3"}}', "c", "/a~0~1b"),
+        ('[{"id": 1}, {"id": 2, "id": 3}]', "id", "/1"),
+        ('{"a\\u003a": 1, "a:": 2}', "a:", ""),  # one key written two ways
+        ('{"a": 1, "\\u0061": 2}', "a", ""),
+    ],
+)
+def test_a_key_named_twice_is_refused_with_its_place(text: str, key: str, pointer: str) -> None:
+    with pytest.raises(DuplicateKeyError) as caught:
+        loads(text.encode())
+    assert (caught.value.key, caught.value.pointer) == (key, pointer)
+    assert isinstance(caught.value, ValueError)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"t": "12:00:01", "u": "c\\u003ad", "v": {"w": "::"}}',  # colons in strings, escaped
+        '{"a": {"k": 1}, "b": {"k": 1}}',  # one key in two objects
+        '{"n": 123456789012345678901234567890, "s": "x:"}',  # wider than the encoder's integers
+        "[]",
+        '"a:b"',
+    ],
+)
+def test_documents_without_duplicates_are_read_as_they_are(text: str) -> None:
+    import json
+
+    assert loads(text.encode()) == json.loads(text)
+    assert loads(text) == json.loads(text)
+
+
+@given(json_values)
+def test_no_generated_document_is_taken_for_one_with_duplicates(value: object) -> None:
+    import json
+
+    assert loads(json.dumps(value, ensure_ascii=True)) == value
+    assert loads(json.dumps(value, ensure_ascii=False, separators=(" , ", " : "))) == value

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from evalreg.registry.core import Registry
+from evalreg import Registry
 
 from .examples_index import ALL, Example
 

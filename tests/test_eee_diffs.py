@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 
 import evalreg
+from evalreg import Registry
 from evalreg.cli import main
 from evalreg.diff import BACKWARD, FORWARD, Change, SchemaDiff
-from evalreg.registry.core import Registry
 
 AGGREGATE = "eee.aggregate"
 INSTANCE = "eee.instance"

@@ -20,8 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft7Validator
 
-from evalreg import Param, load_registry
-from evalreg.engine.migrate import StepContext
+from evalreg import Param, StepContext, load_registry
 from evalreg.errors import DataLossError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -713,6 +712,15 @@ def test_missing_format_is_read_from_a_path_in_the_layout() -> None:
         "file_path": GOOD_PATH,
         "total_rows": 160,
     }
+    assert_valid(out, AGG, "0.2.3")
+
+
+def test_a_path_in_the_layout_with_upper_case_hex_is_kept() -> None:
+    record = judged_record()
+    upper = GOOD_PATH.replace(UUID4, UUID4.upper())
+    record["detailed_evaluation_results"] = {"format": "jsonl", "file_path": upper}
+    out = up(AGG, "0.2.2", record)
+    assert out["detailed_evaluation_results"] == {"format": "jsonl", "file_path": upper}
     assert_valid(out, AGG, "0.2.3")
 
 

@@ -419,7 +419,9 @@ def test_aggregate_0_2_3_score_bounds(bound: Any, valid: bool) -> None:
     ("path", "valid"),
     [
         (f"data/helm/openai/gpt-4o/{UUID4}_samples.jsonl", True),
-        (f"data/helm/openai/gpt-4o/{UUID4.upper()}_samples.jsonl", False),
+        # upstream's pattern takes either case ([0-9A-Fa-f]), as the amended schemas do
+        (f"data/helm/openai/gpt-4o/{UUID4.upper()}_samples.jsonl", True),
+        ("data/helm/openai/gpt-4o/3f2b8c1e-9a4d-4e7b-Cc2a-1d5e6f7a8b9c_samples.jsonl", False),
         ("data/helm/openai/gpt-4o/3f2b8c1e-9a4d-1e7b-8c2a-1d5e6f7a8b9c_samples.jsonl", False),
         (f"data/helm/openai/{UUID4}_samples.jsonl", False),
         (f"data/helm/openai/gpt-4o/extra/{UUID4}_samples.jsonl", False),
@@ -428,9 +430,10 @@ def test_aggregate_0_2_3_score_bounds(bound: Any, valid: bool) -> None:
     ],
 )
 def test_aggregate_0_2_3_detailed_results_path(path: str, valid: bool) -> None:
-    record = minimal_aggregate("0.2.3")
-    record["detailed_evaluation_results"] = {"format": "jsonl", "file_path": path}
-    assert is_valid(record, AGG, "0.2.3") is valid
+    for version in ("0.2.3", "0.3.0"):
+        record = minimal_aggregate(version)
+        record["detailed_evaluation_results"] = {"format": "jsonl", "file_path": path}
+        assert is_valid(record, AGG, version) is valid
 
 
 def test_aggregate_0_2_3_detailed_results_requires_jsonl_and_path() -> None:

@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
+from evalreg import Registry
 from evalreg.batch.runner import ValidRun, check_item, validate_paths
 from evalreg.engine import detect as detect_module
 from evalreg.io.readers import read_items
-from evalreg.registry.core import Registry
 from tests.conftest import RegistryFactory
 from tests.examples_index import ALL
 
@@ -124,7 +124,7 @@ def test_fast_and_reference_validators_agree_on_every_example_and_mutation(
 
 
 def _rs_and_reference(make_registry_dir: RegistryFactory, schemas: dict[str, Any]) -> Registry:
-    from evalreg.registry.core import load_registry
+    from evalreg import load_registry
 
     root = make_registry_dir({"x.family": {"schemas": schemas}})
     return load_registry([root], builtin=False)
@@ -286,7 +286,7 @@ def test_validating_lines_keeps_wide_integers_exact(registry: Registry, tmp_path
     )
     (factory_root / "schemas" / "acme.big").mkdir(parents=True)
     (factory_root / "schemas" / "acme.big" / "1.0.schema.json").write_text(json.dumps(schema))
-    from evalreg.registry.core import load_registry
+    from evalreg import load_registry
 
     acme = load_registry([factory_root], builtin=False, verify=False)
     path = tmp_path / "big.jsonl"

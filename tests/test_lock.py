@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 import evalreg
+from evalreg import load_registry
 from evalreg.errors import IntegrityError, InvalidVersionError, RegistryError
-from evalreg.registry.core import builtin_directory, load_registry
+from evalreg.registry.core import builtin_directory
 from evalreg.registry.lock import (
     LOCK_NAME,
     amend,

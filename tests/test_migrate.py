@@ -9,14 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import evalreg
-from evalreg.engine.migrate import (
-    Param,
-    StepContext,
-    StepModule,
-    StepSet,
-    check_params,
-    parse_params,
-)
+from evalreg import Param, StepContext
+from evalreg.engine.steps import StepModule, StepSet, check_params, parse_params
 from evalreg.errors import NoMigrationPathError, ParameterError, RegistryError
 
 # -- the planner, on fake steps ---------------------------------------------------------------

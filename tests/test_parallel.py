@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from evalreg import Registry
 from evalreg.batch import parallel
 from evalreg.batch.runner import (
     FileMigration,
@@ -32,7 +33,6 @@ from evalreg.batch.runner import (
 from evalreg.batch.runner import validate_paths as run_validate
 from evalreg.cli import main
 from evalreg.io.readers import line_ranges, read_range
-from evalreg.registry.core import Registry
 
 from .conftest import EXAMPLES
 

@@ -11,6 +11,7 @@ import pytest
 import referencing.exceptions
 
 import evalreg
+from evalreg import Registry, load_registry
 from evalreg.cli import main
 from evalreg.publish.site import (
     CATALOG_SCHEMA,
@@ -21,7 +22,6 @@ from evalreg.publish.site import (
     published_schema,
     schema_uri,
 )
-from evalreg.registry.core import Registry, load_registry
 from evalreg.registry.lock import amend, drafts, release
 
 from .conftest import RegistryFactory

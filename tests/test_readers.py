@@ -108,3 +108,34 @@ def test_file_kinds() -> None:
     assert file_kind("x/run.JSONL.gz") == "jsonl"
     assert file_kind("a.yml") == "yaml"
     assert file_kind("a.txt") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("a: 1\nb: {x: 1, x: 2}\n", "found duplicate key 'x' (line 2, column 11)"),
+        ("a: 1\na: 1\n", "found duplicate key 'a' (line 2, column 1)"),
+        ("a: .nan\n", "found a non-finite number '.nan' (line 1, column 4)"),
+        ("a: [1, -.inf]\n", "found a non-finite number '-.inf' (line 1, column 8)"),
+    ],
+)
+def test_yaml_refuses_what_json_refuses(tmp_path: Path, text: str, message: str) -> None:
+    [item] = read_items(_write(tmp_path / "a.yaml", text))
+    assert item.error is not None and item.error.startswith("not valid YAML: ")
+    assert item.error.endswith(message)
+
+
+def test_yaml_merge_keys_may_be_overridden(tmp_path: Path) -> None:
+    text = "base: &b {x: 1, y: 2}\nc:\n  <<: *b\n  x: 3\n"
+    [item] = read_items(_write(tmp_path / "a.yaml", text))
+    assert item.record == {"base": {"x": 1, "y": 2}, "c": {"x": 3, "y": 2}}
+
+
+def test_a_duplicate_key_in_json_is_a_located_problem_of_its_line(tmp_path: Path) -> None:
+    lines = b'{"a": 1}\n{"a": 1, "b": {"c": 1, "c": 2}}\n{"a": 3}\n'
+    items = list(read_items(_write(tmp_path / "a.jsonl", lines)))
+    assert [i.ok for i in items] == [True, False, True]
+    assert items[1].line == 2
+    assert items[1].error == "not valid JSON: duplicate key 'c' in the object at /b"
+    [item] = read_items(_write(tmp_path / "a.json", b'{"a": 1, "a": 2}'))
+    assert item.error == "not valid JSON: duplicate key 'a' in the top-level object"

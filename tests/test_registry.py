@@ -7,8 +7,9 @@ import pytest
 from jsonschema.validators import validator_for
 
 import evalreg
+from evalreg import Registry
 from evalreg.errors import RegistryError, RemoteRefError, UnknownFamilyError, UnknownVersionError
-from evalreg.registry.core import Registry, builtin_directory, default_id
+from evalreg.registry.core import builtin_directory, default_id
 
 SEED_FAMILIES = {
     "eee.aggregate": "0.2.0",

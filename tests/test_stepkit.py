@@ -15,8 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import evalreg
-from evalreg import stepkit
-from evalreg.engine.migrate import StepContext
+from evalreg import StepContext, stepkit
 from evalreg.errors import DataLossError
 from evalreg.io import pointer
 from evalreg.stepkit import (

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 import yaml
 
+from evalreg import Registry
 from evalreg.io.yamlio import dump_yaml
-from evalreg.registry.core import Registry
 
 
 def _dump(original: str, *records: Any) -> str:

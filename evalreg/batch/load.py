@@ -8,18 +8,11 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Iterator, Mapping
-from functools import lru_cache
 from typing import IO, Any
 
+from evalreg.engine.registry import Registry, default_registry
 from evalreg.errors import MigrationError, ReadError
 from evalreg.io.readers import Item, Kind, file_kind, read_items, read_items_from_bytes, read_jsonl
-from evalreg.registry.core import Registry, load_registry
-
-
-@lru_cache(maxsize=1)
-def default_registry() -> Registry:
-    """Return the registry of the built-in directory and `EVALREG_PATH`, loaded once."""
-    return load_registry()
 
 
 def _items_from_stream(stream: IO[Any], name: str, kind: Kind | None) -> Iterator[Item]:

@@ -23,7 +23,7 @@ from evalreg.io.readers import file_kind, line_ranges
 if TYPE_CHECKING:
     from multiprocessing.context import BaseContext
 
-    from evalreg.registry.core import Registry
+    from evalreg.engine.registry import Registry
 
 R = TypeVar("R")
 U = TypeVar("U")
@@ -141,7 +141,7 @@ _registry: Registry | None = None
 def _load_registry(directories: Sequence[str]) -> None:
     """Load the registry in a worker that was not forked from the parent."""
     global _registry
-    from evalreg.registry.core import load_registry
+    from evalreg.engine.registry import load_registry
 
     _registry = load_registry(directories, builtin=False)
 

@@ -19,7 +19,9 @@ from typing import IO, Any, Literal
 from evalreg.batch import parallel
 from evalreg.engine.detect import Detection, detect
 from evalreg.engine.migrate import MigrationResult, ValidateMode, migrate_record
-from evalreg.engine.validate import Issue, Validator, undecided_issues
+from evalreg.engine.registry import Registry
+from evalreg.engine.validate import undecided_issues
+from evalreg.engine.validators import Issue, Validator
 from evalreg.io.codec import DecodeError, dumps, loads
 from evalreg.io.readers import (
     STDIN,
@@ -41,7 +43,6 @@ from evalreg.io.readers import (
     sniff_kind,
 )
 from evalreg.io.writers import WRITE_BUFFER, atomic_writer, sync_folders, sync_written
-from evalreg.registry.core import Registry
 
 # -- detect and validate -------------------------------------------------------------------
 

@@ -2,7 +2,10 @@
 
 Each module registers its commands on the group in `app`; options are parsed there, the work is
 done by library functions, and results are printed by reporters chosen by name.
-Exit codes: 0 success, 1 problems found, 2 usage or registry errors.
+Exit codes: 0 success, 1 problems found, 2 usage or registry errors. The only room that
+prints, reads options or exits.
+
+May import: every other room.
 """
 
 from evalreg.cli import publishing, records, schemas

@@ -17,7 +17,7 @@ import click
 from evalreg.errors import EvalregError
 
 if TYPE_CHECKING:
-    from evalreg.registry.core import Registry
+    from evalreg.engine.registry import Registry
 
 F = TypeVar("F", bound=Callable[..., Any])
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
@@ -34,7 +34,7 @@ class Context:
     def registry(self) -> Registry:
         """Return the registry, loaded on first use."""
         if self._registry is None:
-            from evalreg.registry.core import load_registry
+            from evalreg.engine.registry import load_registry
 
             self._registry = load_registry(self.registry_dirs)
         return self._registry

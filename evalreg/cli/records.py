@@ -352,7 +352,7 @@ def migrate_command(
     current, 1 when some failed, 2 for usage errors.
     """
     from evalreg.batch.runner import FileMigration, MigrateOptions, migrate_paths
-    from evalreg.engine.migrate import check_params, parse_params
+    from evalreg.engine.steps import check_params, parse_params
 
     if sum(bool(x) for x in (out, in_place, dry_run)) != 1:
         fail("choose exactly one of --out DIR, --in-place or --dry-run")

@@ -17,11 +17,12 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from evalreg.engine.validators import validator
 from evalreg.io.pointer import MISSING, resolve, split
 from evalreg.registry.versions import match_version
 
 if TYPE_CHECKING:
-    from evalreg.registry.core import Registry
+    from evalreg.registry.core import BaseRegistry
     from evalreg.registry.manifest import Fingerprint
 
 Status = Literal["detected", "ambiguous", "unknown-version", "unknown"]
@@ -88,7 +89,7 @@ def _describe(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _era_fingerprints(registry: Registry, family: str) -> list[tuple[str, Fingerprint]]:
+def _era_fingerprints(registry: BaseRegistry, family: str) -> list[tuple[str, Fingerprint]]:
     manifest = registry.manifest(family)
     return [
         (v, fp)
@@ -98,7 +99,7 @@ def _era_fingerprints(registry: Registry, family: str) -> list[tuple[str, Finger
 
 
 def _decide_version(
-    registry: Registry, family: str, record: Any
+    registry: BaseRegistry, family: str, record: Any
 ) -> tuple[str | None, tuple[Evidence, ...], tuple[str, ...]]:
     """Pick the version of a record of `family` that states none.
 
@@ -118,7 +119,7 @@ def _decide_version(
             (),
         )
     pool = [v for v, _ in era] or list(versions)
-    valid = [v for v in pool if registry.validator(family, v).is_valid(record)]
+    valid = [v for v in pool if validator(registry, family, v).is_valid(record)]
     if len(valid) == 1:
         return valid[0], (Evidence("validity", f"valid only at {valid[0]}"),), ()
     if valid:
@@ -128,7 +129,7 @@ def _decide_version(
     return None, (), tuple(pool)
 
 
-def _closest_era(registry: Registry, family: str, record: Any) -> tuple[tuple[str, str], ...]:
+def _closest_era(registry: BaseRegistry, family: str, record: Any) -> tuple[tuple[str, str], ...]:
     """Return the eras of `family` nearest to `record` by structure, each with what differs.
 
     An era whose required pointers are missing (its case list, say) is farther than any era
@@ -158,7 +159,7 @@ def _describe_eras(eras: Sequence[tuple[str, str]]) -> str:
     return "eras " + ", ".join(f"{v} (differs: {differs})" for v, differs in eras)
 
 
-def _closest(registry: Registry, record: Any, families: Sequence[str]) -> str:
+def _closest(registry: BaseRegistry, record: Any, families: Sequence[str]) -> str:
     best: tuple[int, str, list[str]] | None = None
     for family in families:
         fingerprint = registry.manifest(family).structure
@@ -175,7 +176,7 @@ def _closest(registry: Registry, record: Any, families: Sequence[str]) -> str:
 
 
 def _from_pool(
-    registry: Registry,
+    registry: BaseRegistry,
     record: Any,
     families: Sequence[str],
     evidence: dict[str, list[Evidence]],
@@ -251,7 +252,7 @@ class _Prepared:
     the keys the fingerprints look at (where they look at nothing else).
     """
 
-    def __init__(self, registry: Registry) -> None:
+    def __init__(self, registry: BaseRegistry) -> None:
         families = registry.families()
         pointers = sorted({m.pointer for f in families for m in registry.manifest(f).markers})
         self.keys = tuple((p, _top_key(p)) for p in pointers)
@@ -284,7 +285,7 @@ class _Prepared:
             values.append((type(value), value))
         return tuple(values)
 
-    def fits(self, registry: Registry, family: str, record: dict[str, Any]) -> bool:
+    def fits(self, registry: BaseRegistry, family: str, record: dict[str, Any]) -> bool:
         """Return whether `record` fits the fingerprint of `family`."""
         presence = self.presence[family]
         if presence is None:
@@ -304,12 +305,9 @@ class _Prepared:
         cache[key] = value
 
 
-def _prepare(registry: Registry) -> _Prepared:
+def _prepare(registry: BaseRegistry) -> _Prepared:
     """Return the registry's detection state, kept on the registry itself (built on first use)."""
-    prepared: _Prepared | None = registry.__dict__.get("_detection")
-    if prepared is None:
-        prepared = registry.__dict__["_detection"] = _Prepared(registry)
-    return prepared
+    return registry.derived("detect", _Prepared)
 
 
 _SYNTAX = {".json": "json", ".jsonl": "json", ".yaml": "yaml", ".yml": "yaml"}
@@ -325,7 +323,7 @@ def _syntax(filename: str | None) -> str | None:
     return _SYNTAX.get(Path(name).suffix.lower())
 
 
-def _readable(registry: Registry, filename: str | None) -> list[str]:
+def _readable(registry: BaseRegistry, filename: str | None) -> list[str]:
     """Return the families whose file kind can be written in the syntax `filename` announces.
 
     A `.json` file is never a YAML family's file (nor a `.yaml` file a JSON one), however well
@@ -338,7 +336,7 @@ def _readable(registry: Registry, filename: str | None) -> list[str]:
     return [f for f in families if _KIND_SYNTAX[registry.manifest(f).kind] == syntax]
 
 
-def _named(registry: Registry, hinted: set[str], filename: str | None) -> set[str]:
+def _named(registry: BaseRegistry, hinted: set[str], filename: str | None) -> set[str]:
     """Return the families of `hinted` that name `filename` exactly (a pattern with no wildcard)."""
     if not filename:
         return set()
@@ -346,7 +344,7 @@ def _named(registry: Registry, hinted: set[str], filename: str | None) -> set[st
     return {f for f in hinted if name in registry.manifest(f).files}
 
 
-def _hinted(registry: Registry, filename: str | None) -> set[str]:
+def _hinted(registry: BaseRegistry, filename: str | None) -> set[str]:
     """Return the families whose file-name patterns match `filename`."""
     if not filename:
         return set()
@@ -359,7 +357,7 @@ def _hinted(registry: Registry, filename: str | None) -> set[str]:
     return set(hinted)
 
 
-def _stated(registry: Registry, record: dict[str, Any]) -> Stated:
+def _stated(registry: BaseRegistry, record: dict[str, Any]) -> Stated:
     stated: Stated = []
     for family in registry.families():
         found = registry.manifest(family).read_version(record)
@@ -372,7 +370,7 @@ def _stated(registry: Registry, record: dict[str, Any]) -> Stated:
 
 
 def _by_marker(
-    registry: Registry, record: dict[str, Any], filename: str | None
+    registry: BaseRegistry, record: dict[str, Any], filename: str | None
 ) -> Detection | None:
     prepared = _prepare(registry)
     values = prepared.marker_values(record)
@@ -408,7 +406,7 @@ def _by_marker(
             s
             for s in pool
             if (v := match_version(s[1], registry.versions(s[0])))
-            and registry.validator(s[0], v).is_valid(record)
+            and validator(registry, s[0], v).is_valid(record)
         ]
         pool = valid or pool
     if len(pool) > 1:
@@ -420,7 +418,9 @@ def _by_marker(
     return _decided(registry, stated, pool[0])
 
 
-def _decided(registry: Registry, stated: Stated, chosen: tuple[str, str, Evidence]) -> Detection:
+def _decided(
+    registry: BaseRegistry, stated: Stated, chosen: tuple[str, str, Evidence]
+) -> Detection:
     """Return the detection of the one candidate left by the marker rules."""
     family, version, evidence = chosen
     known = match_version(version, registry.versions(family))
@@ -438,7 +438,7 @@ def _decided(registry: Registry, stated: Stated, chosen: tuple[str, str, Evidenc
 
 
 def _by_structure(
-    registry: Registry, record: dict[str, Any], hinted: set[str], filename: str | None
+    registry: BaseRegistry, record: dict[str, Any], hinted: set[str], filename: str | None
 ) -> Detection:
     readable = _readable(registry, filename)
     manifests = [registry.manifest(f) for f in readable]
@@ -475,7 +475,7 @@ def _by_structure(
     return Detection("unknown", reasons=tuple(reasons))
 
 
-def detect(registry: Registry, record: Any, filename: str | None = None) -> Detection:
+def detect(registry: BaseRegistry, record: Any, filename: str | None = None) -> Detection:
     """Return the family and version of `record`, with the evidence that decided them."""
     if not isinstance(record, dict):
         kind = type(record).__name__

@@ -1,302 +1,31 @@
-"""Migrations: step modules, the version graph, the planner, and migrating one record.
+"""Migrating one record: detect it, plan its route, run the steps, write the marker, validate.
 
-A step is one module `migrations/<family>/<from>_to_<to>.py` declaring `FROM`, `TO`, a pure
-`upgrade(record, ctx)`, optionally `downgrade(record, ctx)` (only where nothing is lost) and
-`PARAMS` (values the old record cannot supply). Steps are discovered in every registry directory.
+Each route (family, source version, target) is worked out once per registry: its chain of
+steps, its parameter defaults, its marker writer, and which steps run fused.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import inspect
-from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
-from pathlib import Path
-from types import MappingProxyType, ModuleType
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from evalreg.engine.detect import detect
-from evalreg.errors import (
-    DataLossError,
-    EvalregError,
-    NoMigrationPathError,
-    ParameterError,
-    RegistryError,
-)
+from evalreg.engine.steps import Note, Relabel, Step, StepContext, StepFunction, step_set
+from evalreg.engine.validators import validator
+from evalreg.errors import DataLossError, EvalregError, ParameterError
+from evalreg.io.codec import clone
 from evalreg.io.pointer import MISSING, resolve, split
-from evalreg.registry.versions import match_version, parse_version
-from evalreg.stepkit import Relabel, clone
+from evalreg.registry.versions import match_version
 
 if TYPE_CHECKING:
-    from evalreg.engine.validate import Issue
-    from evalreg.registry.core import Registry
+    from evalreg.engine.validators import Issue
+    from evalreg.registry.core import BaseRegistry
     from evalreg.registry.manifest import Marker
 
-StepFunction = Callable[[dict[str, Any], "StepContext"], dict[str, Any]]
 ValidateMode = Literal["final", "each", "none"]
 VALIDATE_MODES: tuple[ValidateMode, ...] = ("final", "each", "none")
-
-
-@dataclass(frozen=True)
-class Param:
-    """A value a step needs that an old record cannot supply; set with `--set NAME=VALUE`."""
-
-    name: str
-    help: str
-    default: Any = None
-
-
-@dataclass(frozen=True)
-class Note:
-    """Something a step reports about a value: kept as an extra field, moved, or lost."""
-
-    kind: Literal["kept", "moved", "lost"]
-    pointer: str
-    detail: str
-    step: str = ""
-
-    def __str__(self) -> str:
-        return f"{self.kind} {self.pointer or '/'}: {self.detail}"
-
-
-class StepContext:
-    """What a step sees besides the record: its parameters, and where to report values."""
-
-    def __init__(
-        self, params: Mapping[str, Any] | None = None, *, allow_loss: bool = False, step: str = ""
-    ) -> None:
-        # The engine hands every step of a route the same read-only parameters: no copy needed.
-        self.params: Mapping[str, Any] = (
-            params if isinstance(params, MappingProxyType) else MappingProxyType(dict(params or {}))
-        )
-        self.allow_loss = allow_loss
-        self.step = step
-        self.notes: list[Note] = []
-
-    def kept(self, pointer: str, reason: str) -> None:
-        """Report a value kept where the target allows extra fields, with no declared place."""
-        self.notes.append(Note("kept", pointer, reason, self.step))
-
-    def moved(self, source: str, target: str) -> None:
-        """Report that a value moved from one place to another."""
-        self.notes.append(Note("moved", source, f"moved to {target}", self.step))
-
-    def lose(self, pointer: str, reason: str) -> None:
-        """Report a value the target cannot hold; allowed only when the user accepted loss.
-
-        Raises:
-            DataLossError: loss was not allowed (the record then fails, naming the field).
-        """
-        if not self.allow_loss:
-            raise DataLossError(pointer, reason)
-        self.notes.append(Note("lost", pointer, reason, self.step))
-
-
-@dataclass(frozen=True)
-class StepModule:
-    """One loaded step module: the pair of versions it connects and its functions."""
-
-    family: str
-    source: str
-    target: str
-    path: Path
-    doc: str
-    params: tuple[Param, ...]
-    upgrade: StepFunction
-    downgrade: StepFunction | None
-
-
-@dataclass(frozen=True)
-class Step:
-    """One directed move along the version graph (an upgrade, or a lossless downgrade)."""
-
-    module: StepModule
-    direction: Literal["up", "down"]
-
-    @property
-    def source(self) -> str:
-        """Return the version this move starts from."""
-        return self.module.source if self.direction == "up" else self.module.target
-
-    @property
-    def target(self) -> str:
-        """Return the version this move ends at."""
-        return self.module.target if self.direction == "up" else self.module.source
-
-    @cached_property
-    def name(self) -> str:
-        """Return e.g. `0.1.0 -> 0.2.0`."""
-        return f"{self.source} -> {self.target}"
-
-    @property
-    def function(self) -> StepFunction:
-        """Return the function that performs the move."""
-        function = self.module.upgrade if self.direction == "up" else self.module.downgrade
-        assert function is not None
-        return function
-
-
-def _load_module(path: Path, family: str) -> ModuleType:
-    name = f"evalreg_steps.{family}.{path.stem}".replace("-", "_")
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise RegistryError(str(path), "cannot load the step module")
-    module = importlib.util.module_from_spec(spec)
-    try:
-        spec.loader.exec_module(module)
-    except Exception as err:  # a user's module may fail in any way; name the file
-        raise RegistryError(str(path), f"the step module failed to load: {err!r}") from err
-    return module
-
-
-def load_step(path: Path, family: str, versions: Iterable[str]) -> StepModule:
-    """Load and check one step module.
-
-    Raises:
-        RegistryError: the module is malformed, names unknown versions, or its file name disagrees.
-    """
-    module = _load_module(path, family)
-    source, target = getattr(module, "FROM", None), getattr(module, "TO", None)
-    if not isinstance(source, str) or not isinstance(target, str):
-        raise RegistryError(str(path), "a step must declare FROM and TO version strings")
-    known = tuple(versions)
-    found = []
-    for label, version in (("FROM", source), ("TO", target)):
-        match = match_version(version, known)
-        if match is None:
-            raise RegistryError(
-                str(path),
-                f"{label} = {version!r} is not a version of {family} (known: {', '.join(known)})",
-            )
-        found.append(match)
-    source, target = found
-    if parse_version(source) >= parse_version(target):
-        raise RegistryError(str(path), f"FROM ({source}) must be older than TO ({target})")
-    if path.stem != f"{source}_to_{target}":
-        raise RegistryError(str(path), f"the file must be named {source}_to_{target}.py")
-    upgrade = getattr(module, "upgrade", None)
-    if not callable(upgrade):
-        raise RegistryError(str(path), "a step must define upgrade(record, ctx)")
-    downgrade = getattr(module, "downgrade", None)
-    if downgrade is not None and not callable(downgrade):
-        raise RegistryError(str(path), "downgrade must be a function")
-    params = tuple(getattr(module, "PARAMS", ()))
-    if not all(isinstance(p, Param) for p in params):
-        raise RegistryError(str(path), "PARAMS must be a tuple of evalreg.Param")
-    doc = (inspect.getdoc(module) or "").strip()
-    return StepModule(family, source, target, path, doc, params, upgrade, downgrade)
-
-
-@dataclass(frozen=True)
-class StepSet:
-    """A family's steps: the version graph, built once, that the planner searches."""
-
-    family: str
-    versions: tuple[str, ...]
-    modules: tuple[StepModule, ...] = field(default=())
-    _plans: dict[tuple[str, str], tuple[Step, ...]] = field(
-        default_factory=dict, init=False, repr=False, compare=False
-    )
-    """Chains already planned: the graph never changes, and migrating a file plans per record."""
-    _defaults: dict[tuple[str, str], dict[str, Any]] = field(
-        default_factory=dict, init=False, repr=False, compare=False
-    )
-
-    @classmethod
-    def load(cls, registry: Registry, family: str) -> StepSet:
-        """Load every step module of a family.
-
-        Raises:
-            RegistryError: a module is malformed, or two modules connect the same versions.
-        """
-        versions = registry.versions(family)
-        modules = [load_step(p, family, versions) for p in registry.step_files(family)]
-        return cls.build(family, versions, modules)
-
-    @classmethod
-    def build(cls, family: str, versions: Iterable[str], modules: Iterable[StepModule]) -> StepSet:
-        """Build the graph from loaded modules, refusing duplicates.
-
-        Raises:
-            RegistryError: two modules connect the same pair of versions.
-        """
-        seen: dict[tuple[str, str], StepModule] = {}
-        for module in modules:
-            key = (module.source, module.target)
-            if key in seen:
-                raise RegistryError(
-                    str(module.path), f"duplicate step {key[0]} -> {key[1]}: also {seen[key].path}"
-                )
-            seen[key] = module
-        ordered = sorted(
-            seen.values(), key=lambda m: (parse_version(m.source), parse_version(m.target))
-        )
-        return cls(family, tuple(versions), tuple(ordered))
-
-    def moves(self) -> list[Step]:
-        """Return every possible move: each upgrade, and each downgrade a step defines."""
-        moves = [Step(m, "up") for m in self.modules]
-        moves += [Step(m, "down") for m in self.modules if m.downgrade is not None]
-        return moves
-
-    def params(self) -> tuple[Param, ...]:
-        """Return every parameter any step of the family declares."""
-        return tuple(p for m in self.modules for p in m.params)
-
-    def plan(self, source: str, target: str) -> tuple[Step, ...]:
-        """Return the shortest chain of moves from `source` to `target` (empty if equal).
-
-        Raises:
-            NoMigrationPathError: no chain connects the two versions.
-        """
-        if source == target:
-            return ()
-        planned = self._plans.get((source, target))
-        if planned is None:
-            planned = self._plans[source, target] = self._search(source, target)
-        return planned
-
-    def defaults(self, source: str, target: str) -> dict[str, Any]:
-        """Return the default of every parameter the chain from `source` to `target` declares.
-
-        Raises:
-            NoMigrationPathError: no chain connects the two versions.
-        """
-        found = self._defaults.get((source, target))
-        if found is None:
-            chain = self.plan(source, target)
-            found = {p.name: p.default for step in chain for p in step.module.params}
-            self._defaults[source, target] = found
-        return dict(found)
-
-    def _search(self, source: str, target: str) -> tuple[Step, ...]:
-        """Return the shortest chain from `source` to `target` by breadth-first search."""
-        edges: dict[str, list[Step]] = {}
-        for move in self.moves():
-            edges.setdefault(move.source, []).append(move)
-        previous: dict[str, Step] = {}
-        queue = deque([source])
-        while queue:
-            version = queue.popleft()
-            for move in sorted(edges.get(version, ()), key=lambda m: parse_version(m.target)):
-                if move.target in previous or move.target == source:
-                    continue
-                previous[move.target] = move
-                queue.append(move.target)
-        if target not in previous:
-            downward = parse_version(target) < parse_version(source)
-            reason = (
-                "no lossless downgrade steps lead there"
-                if downward
-                else "a step between them is missing"
-            )
-            raise NoMigrationPathError(self.family, source, target, reason)
-        chain = [previous[target]]
-        while chain[-1].source != source:
-            chain.append(previous[chain[-1].source])
-        return tuple(reversed(chain))
 
 
 @dataclass(frozen=True)
@@ -321,39 +50,14 @@ class MigrationResult:
         return self.status != "failed"
 
 
-def parse_params(pairs: Iterable[str]) -> dict[str, str]:
-    """Parse `NAME=VALUE` strings.
-
-    Raises:
-        ParameterError: a pair has no `=` or an empty name.
-    """
-    params: dict[str, str] = {}
-    for pair in pairs:
-        name, sep, value = pair.partition("=")
-        if not sep or not name.strip():
-            raise ParameterError(f"--set {pair!r}: expected NAME=VALUE")
-        params[name.strip()] = value
-    return params
-
-
-def check_params(registry: Registry, params: Mapping[str, Any], family: str | None = None) -> None:
-    """Refuse parameter names no step declares (in `family`, or in any family).
-
-    Raises:
-        ParameterError: a name is declared by no step.
-    """
-    families = [family] if family else registry.families()
-    declared = {p.name for f in families for p in registry.steps(f).params()}
-    unknown = sorted(set(params) - declared)
-    if unknown:
-        known = ", ".join(sorted(declared)) or "none"
-        raise ParameterError(f"unknown parameter {', '.join(unknown)} (known: {known})")
-
-
-def _memo(registry: Registry, name: str) -> dict[Any, Any]:
+def _memo(registry: BaseRegistry, name: str) -> dict[Any, Any]:
     """Return a cache kept on `registry` (which never changes once loaded) for what `name` holds."""
-    memo: dict[Any, Any] = registry.__dict__.setdefault(f"_memo_{name}", {})
+    memo: dict[Any, Any] = registry.derived(f"migrate:{name}", _new_memo)
     return memo
+
+
+def _new_memo(registry: BaseRegistry) -> dict[Any, Any]:
+    return {}
 
 
 class _Move(NamedTuple):
@@ -381,7 +85,7 @@ class _Route:
     """How each step's version is written into the record (None: the family writes none)."""
 
     @classmethod
-    def find(cls, registry: Registry, family: str, source: str, to: str) -> _Route:
+    def find(cls, registry: BaseRegistry, family: str, source: str, to: str) -> _Route:
         """Return the (cached) route of `family` from `source` to `to` (or `latest`).
 
         Raises:
@@ -392,7 +96,7 @@ class _Route:
         route = cache.get((family, source, to))
         if route is None:
             target = registry.resolve_version(family, to)
-            steps = registry.steps(family)
+            steps = step_set(registry, family)
             chain = steps.plan(source, target)
             each = tuple(_Move(s.function, (s.name,), s.target) for s in chain)
             defaults = MappingProxyType(dict(steps.defaults(source, target)))
@@ -435,7 +139,7 @@ class _Writer:
     """The marker value of each version written so far."""
 
     @staticmethod
-    def of(registry: Registry, family: str) -> _Writer | None:
+    def of(registry: BaseRegistry, family: str) -> _Writer | None:
         """Return the family's marker writer (None: the family has no marker it writes)."""
         cache: dict[str, _Writer | None] = _memo(registry, "marker_writers")
         if family not in cache:
@@ -475,7 +179,7 @@ class _Writer:
         return updated
 
 
-def _set_marker(registry: Registry, family: str, record: Any, before: Any, version: str) -> Any:
+def _set_marker(registry: BaseRegistry, family: str, record: Any, before: Any, version: str) -> Any:
     """Return `record` with the family's version marker set to `version`, where it writes one."""
     writer = _Writer.of(registry, family)
     return record if writer is None else writer.write(record, before, version)
@@ -488,7 +192,7 @@ def _failed(
 
 
 def migrate_record(
-    registry: Registry,
+    registry: BaseRegistry,
     record: Any,
     to: str,
     *,
@@ -573,12 +277,12 @@ def migrate_record(
         notes += ctx.notes
         done += names
         if each and version != target:
-            issues = registry.validator(family, version).issues(current)
+            issues = validator(registry, family, version).issues(current)
             if issues:
                 message = f"not valid at {version} after this step: {issues[0]}"
                 return _failed(base, message, name, steps=tuple(done), issues=tuple(issues))
     if validate != "none":
-        issues = registry.validator(family, target).issues(current)
+        issues = validator(registry, family, target).issues(current)
         if issues:
             extra = f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""
             label = "already at" if not chain else "the result is not valid at"

@@ -51,3 +51,33 @@ def resolve(document: Any, pointer: str) -> Any:
         else:
             return MISSING
     return node
+
+
+def find(document: Any, pointer: str) -> list[tuple[str, Any]]:
+    """Return the concrete pointer and value of every place `pointer` reaches in `document`.
+
+    A `*` token stands for every item of an array, so `/cases/*/id` reaches `/cases/0/id`,
+    `/cases/1/id`, ... for each case that has an `id`. Other tokens are plain RFC 6901 tokens.
+    The places come in document order; none where the pointer leads nowhere.
+    """
+    tokens = split(pointer)
+    if "*" not in tokens:
+        value = resolve(document, pointer)
+        return [] if value is MISSING else [(pointer, value)]
+    found: list[tuple[str, Any]] = []
+
+    def walk(node: Any, rest: list[str], path: list[str | int]) -> None:
+        if not rest:
+            found.append((to_pointer(path), node))
+            return
+        token, tail = rest[0], rest[1:]
+        if token == "*" and isinstance(node, list):
+            for index, item in enumerate(node):
+                walk(item, tail, [*path, index])
+        elif isinstance(node, dict) and token in node:
+            walk(node[token], tail, [*path, token])
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            walk(node[int(token)], tail, [*path, int(token)])
+
+    walk(document, tokens, [])
+    return found

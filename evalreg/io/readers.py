@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Literal
 
-from evalreg.io.codec import DecodeError, loads
+from evalreg.io.codec import DecodeError, DuplicateKeyError, loads
 
 Kind = Literal["json", "jsonl", "yaml"]
 STDIN = "-"
@@ -316,10 +316,16 @@ def read_json(data: bytes, path: str) -> Iterator[Item]:
 
 
 def read_yaml(data: bytes, path: str) -> Iterator[Item]:
-    """Yield one record per document of a YAML file (safe loading)."""
+    """Yield one record per document of a YAML file (safe loading).
+
+    A mapping that names a key twice and a non-finite number (`.nan`, `.inf`) are refused, as
+    in JSON: a schema cannot check them, and a migration could not write them back as they were.
+    """
     import yaml
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    from evalreg.io.yamlstrict import describe, strict_loader
+
+    loader = strict_loader()
     try:
         text = data.decode("utf-8")
         documents = [d for d in yaml.load_all(text, Loader=loader) if d is not None]
@@ -327,7 +333,7 @@ def read_yaml(data: bytes, path: str) -> Iterator[Item]:
         yield Item(path, None, error=f"not valid UTF-8 (byte {err.start})")
         return
     except yaml.YAMLError as err:
-        yield Item(path, None, error="not valid YAML: " + " ".join(str(err).split()))
+        yield Item(path, None, error="not valid YAML: " + describe(err))
         return
     if not documents:
         yield empty_file(path)
@@ -339,6 +345,8 @@ def sniff_kind(data: bytes) -> Kind:
     """Guess the kind of unnamed input (standard input): one JSON document, else JSONL."""
     try:
         loads(data)
+    except DuplicateKeyError:
+        return "json"  # one document, which names a key twice
     except DecodeError:
         return "jsonl"
     return "json"

@@ -32,21 +32,20 @@ from urllib.parse import urldefrag, urljoin
 
 from evalreg.defaults import DEFAULT_EXAMPLES
 from evalreg.errors import EvalregError, NoMigrationPathError, RegistryError
-from evalreg.registry.versions import is_version, match_version, parse_version
+from evalreg.registry.manifest import Versioning, versioning
+from evalreg.registry.versions import match_version, parse_version
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
     from referencing._core import Resolver
 
     from evalreg.diff import SchemaDiff
-    from evalreg.engine.migrate import Step, StepModule, StepSet
-    from evalreg.registry.core import Registry
-    from evalreg.registry.manifest import FamilyManifest
+    from evalreg.engine.registry import Registry
+    from evalreg.engine.steps import Step, StepModule, StepSet
 
 
 Severity = Literal["error", "warning", "note"]
 BumpLevel = Literal["major", "minor", "patch"]
-_BUMP_CHECKS = ("error", "warning")
 _MAX_SHOWN = 3
 
 
@@ -134,59 +133,6 @@ class CheckReport:
 
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
-# -- versioning options ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Versioning:
-    """A family's `versioning` manifest settings."""
-
-    bump_check: Literal["error", "warning"] = "error"
-    exceptions: Mapping[str, str] = field(default_factory=dict)
-    """Version -> why its bump does not follow the diff ("" when no reason is given)."""
-    policy: str = "lenient"
-
-
-def versioning(manifest: FamilyManifest) -> Versioning:
-    """Return a family's versioning settings (defaults when the manifest has none).
-
-    Raises:
-        RegistryError: the `versioning` key is malformed.
-    """
-    data = manifest.options.get("versioning")
-    if data is None:
-        return Versioning()
-    where = manifest.path
-    if not isinstance(data, dict):
-        raise RegistryError(where, "versioning must map bump_check, exceptions and policy")
-    unknown = set(data) - {"bump_check", "exceptions", "policy"}
-    if unknown:
-        raise RegistryError(
-            where,
-            f"versioning has unknown keys: {', '.join(sorted(unknown))} "
-            "(known: bump_check, exceptions, policy)",
-        )
-    bump_check = data.get("bump_check", "error")
-    if bump_check not in _BUMP_CHECKS:
-        raise RegistryError(where, "versioning.bump_check must be `error` or `warning`")
-    policy = data.get("policy", "lenient")
-    if policy not in ("lenient", "strict"):
-        raise RegistryError(where, "versioning.policy must be `lenient` or `strict`")
-    raw = data.get("exceptions") or {}
-    if isinstance(raw, list):
-        raw = {version: "" for version in raw}
-    if not isinstance(raw, dict):
-        raise RegistryError(
-            where, "versioning.exceptions must list versions, or map versions to reasons"
-        )
-    exceptions: dict[str, str] = {}
-    for version, reason in raw.items():
-        if not is_version(str(version)):
-            raise RegistryError(where, f"versioning.exceptions: {version!r} is not a version")
-        exceptions[str(version)] = "" if reason is None else str(reason)
-    return Versioning(bump_check, exceptions, policy)
 
 
 def bump_level(old: str, new: str) -> BumpLevel:
@@ -560,7 +506,8 @@ def _exercise(
     from hypothesis import HealthCheck, Phase, Verbosity, given, settings
     from hypothesis.errors import Flaky, HypothesisException, Unsatisfiable
 
-    from evalreg.engine.migrate import StepContext, _set_marker
+    from evalreg.engine.migrate import _set_marker
+    from evalreg.engine.steps import StepContext
 
     family, source, target = move.module.family, move.source, move.target
     path = str(move.module.path)
@@ -752,7 +699,7 @@ def _lock(run: _Run, family: str) -> None:
 
 
 def _steps(run: _Run, family: str) -> StepSet:
-    from evalreg.engine.migrate import StepSet, load_step
+    from evalreg.engine.steps import StepSet, load_step
 
     versions = run.registry.versions(family)
     modules: dict[tuple[str, str], StepModule] = {}
@@ -979,7 +926,7 @@ def check_directories(
     Raises:
         UnknownFamilyError: a family in `families` is unknown.
     """
-    from evalreg.registry.core import load_registry
+    from evalreg.engine.registry import load_registry
 
     only_dirs = [Path(p).resolve() for p in only or ()]
     try:

@@ -29,7 +29,8 @@ if TYPE_CHECKING:
     import referencing
 
     from evalreg.diff import SchemaDiff
-    from evalreg.registry.core import Registry, SchemaEntry
+    from evalreg.engine.registry import Registry
+    from evalreg.registry.core import SchemaEntry
     from evalreg.registry.manifest import FamilyManifest
 
 CATALOG_SCHEMA = "https://json.schemastore.org/schema-catalog.json"
@@ -79,7 +80,7 @@ def schema_uri(
         ValueError: the base URL is not absolute.
     """
     if registry is None:
-        from evalreg.batch.load import default_registry
+        from evalreg.engine.registry import default_registry
 
         registry = default_registry()
     return published_url(base_url, family, registry.resolve_version(family, version))
@@ -153,7 +154,7 @@ def published_registry(
     from referencing.jsonschema import DRAFT202012
 
     if registry is None:
-        from evalreg.batch.load import default_registry
+        from evalreg.engine.registry import default_registry
 
         registry = default_registry()
 
@@ -226,7 +227,7 @@ def file_match(manifest: FamilyManifest) -> tuple[str, ...]:
 
 def _diffs(registry: Registry, family: str, versions: Sequence[str]) -> list[SchemaDiff]:
     from evalreg.diff import diff_schemas
-    from evalreg.publish.check import versioning
+    from evalreg.registry.manifest import versioning
 
     policy = versioning(registry.manifest(family)).policy
     diffs = []

@@ -1,45 +1,35 @@
-"""The registry: every family's manifest, schemas and migration steps, from registry directories.
+"""The registry's data: every family's manifest, schemas and step files, and lookups on them.
 
-A registry directory holds `registry/<family>.yaml` manifests,
-`schemas/<family>/<version>.schema.json` documents and `migrations/<family>/<from>_to_<to>.py`
-steps. The built-in directory ships with evalreg; users add their own through `EVALREG_PATH`
-(os.pathsep-separated) or `paths=`.
+`BaseRegistry` answers questions about what was loaded (families, versions, schema documents,
+`$ref` resolution) and keeps values derived from it for the engine, which adds detection,
+validation and migration on top (`evalreg.Registry`).
 """
 
 from __future__ import annotations
 
-import itertools
-import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urldefrag, urljoin
 
-from evalreg.engine.detect import detect
 from evalreg.errors import (
     RegistryError,
     RemoteRefError,
     UnknownFamilyError,
     UnknownVersionError,
 )
-from evalreg.io.codec import DecodeError, loads
-from evalreg.registry.manifest import FamilyManifest, load_manifest
-from evalreg.registry.versions import is_version, match_version, sort_versions
-from evalreg.stepkit import clone
+from evalreg.io.codec import clone
+from evalreg.registry.manifest import FamilyManifest
+from evalreg.registry.versions import match_version, sort_versions
 
 if TYPE_CHECKING:
     import referencing
 
-    from evalreg.diff import SchemaDiff
-    from evalreg.engine.detect import Detection
-    from evalreg.engine.migrate import MigrationResult, Step, StepSet
-    from evalreg.engine.validate import Issue, Validator
-
-ENV_PATH = "EVALREG_PATH"
 SCHEMA_SUFFIX = ".schema.json"
 LATEST = "latest"
+_T = TypeVar("_T")
 
 
 def builtin_directory() -> Path:
@@ -72,13 +62,6 @@ class SchemaEntry:
     """The document as loaded, with `$id` set when the file has none. Never mutate it."""
 
 
-def _read_json(path: Path) -> Any:
-    try:
-        return loads(path.read_bytes())
-    except (OSError, *DecodeError) as err:
-        raise RegistryError(str(path), f"cannot read schema: {err}") from err
-
-
 def _iter_refs(node: Any, base: str) -> Iterator[tuple[str, str]]:
     """Yield `(base_uri, ref)` for every `$ref` in a schema document."""
     if isinstance(node, dict):
@@ -96,11 +79,12 @@ def _iter_refs(node: Any, base: str) -> Iterator[tuple[str, str]]:
             yield from _iter_refs(item, base)
 
 
-class Registry:
-    """Every family known to evalreg, with its versions' schemas and its migration steps.
+class BaseRegistry:
+    """Every family known to evalreg, with its versions' schemas and its migration step files.
 
-    Build one with `load_registry`. A registry is immutable once built; validators and the
-    `referencing` registry are built lazily and cached.
+    Build one with `load_registry`. A registry is immutable once built; what is derived from
+    it (the `referencing` registry, compiled validators, loaded steps) is built on first use
+    and kept for its lifetime.
     """
 
     def __init__(
@@ -109,17 +93,32 @@ class Registry:
         manifests: Mapping[str, FamilyManifest],
         schemas: Mapping[str, Mapping[str, SchemaEntry]],
         step_files: Mapping[str, Sequence[Path]],
+        rule_files: Mapping[str, Sequence[Path]] | None = None,
     ) -> None:
         self.directories = tuple(directories)
         self._manifests = dict(manifests)
         self._schemas = {f: dict(v) for f, v in schemas.items()}
         self._versions = {f: sort_versions(v) for f, v in schemas.items()}
         self._step_files = {f: tuple(p) for f, p in step_files.items()}
+        self._rule_files = {f: tuple(p) for f, p in (rule_files or {}).items()}
         self._by_id = {e.id: e for v in self._schemas.values() for e in v.values()}
-        self._validators: dict[tuple[str, str], Validator] = {}
+        self._derived: dict[str, Any] = {}
 
     def __repr__(self) -> str:
-        return f"<Registry {len(self._manifests)} families from {len(self.directories)} dirs>"
+        name = type(self).__name__
+        return f"<{name} {len(self._manifests)} families from {len(self.directories)} dirs>"
+
+    def derived(self, name: str, build: Callable[[BaseRegistry], _T]) -> _T:
+        """Return the value named `name` derived from this registry, built by `build` once.
+
+        The rooms above keep their state here (compiled validators, loaded steps, detection
+        tables), so that it lives exactly as long as the registry it was derived from.
+        """
+        try:
+            value: _T = self._derived[name]
+        except KeyError:
+            value = self._derived[name] = build(self)
+        return value
 
     # -- families and versions -------------------------------------------------------------
 
@@ -248,239 +247,14 @@ class Registry:
             except Unresolvable as err:
                 raise RemoteRefError(ref, f"{entry.path}") from err
 
-    # -- detection and validation ----------------------------------------------------------
-
-    def detect(self, record: Any, filename: str | None = None) -> Detection:
-        """Return the family and version of `record`, with the evidence that decided them."""
-        return detect(self, record, filename)
-
-    def validator(self, family: str, version: str | None = None) -> Validator:
-        """Return the (cached) validator of a family's version.
-
-        Raises:
-            UnknownFamilyError: no such family.
-            UnknownVersionError: the family has no such version.
-            RemoteRefError: the schema refers outside the registry.
-        """
-        if version is not None and (found := self._validators.get((family, version))) is not None:
-            return found  # asked for by the registry's own spelling, as most callers do
-        from evalreg.engine.validate import Validator
-
-        resolved = self.resolve_version(family, version)
-        key = (family, resolved)
-        if key not in self._validators:
-            self._validators[key] = Validator(self, self._schemas[family][resolved])
-        return self._validators[key]
-
-    def validate(
-        self, record: Any, family: str | None = None, version: str | None = None
-    ) -> list[Issue]:
-        """Return every problem of `record` against its schema (empty when valid).
-
-        Without `family`, the record is detected first; an undecided detection is one issue.
-        """
-        from evalreg.engine.validate import validate_record
-
-        return validate_record(self, record, family, version)
-
-    # -- migrations ------------------------------------------------------------------------
+    # -- migration steps -------------------------------------------------------------------
 
     def step_files(self, family: str) -> tuple[Path, ...]:
         """Return the migration step modules found for a family."""
         self.manifest(family)
         return self._step_files.get(family, ())
 
-    @cached_property
-    def _steps(self) -> dict[str, StepSet]:
-        from evalreg.engine.migrate import StepSet
-
-        return {f: StepSet.load(self, f) for f in self.families()}
-
-    def steps(self, family: str) -> StepSet:
-        """Return a family's migration steps (loaded on first use).
-
-        Raises:
-            UnknownFamilyError: no such family.
-            RegistryError: a step module is malformed.
-        """
+    def rule_files(self, family: str) -> tuple[Path, ...]:
+        """Return the Python rule modules found for a family."""
         self.manifest(family)
-        return self._steps[family]
-
-    def plan(self, family: str, from_version: str, to_version: str) -> tuple[Step, ...]:
-        """Return the shortest chain of steps from one version to another (empty if equal).
-
-        Raises:
-            UnknownFamilyError, UnknownVersionError: the family or a version is unknown.
-            NoMigrationPathError: no chain of steps connects the two versions.
-        """
-        return self.steps(family).plan(
-            self.resolve_version(family, from_version), self.resolve_version(family, to_version)
-        )
-
-    def migrate(
-        self,
-        record: Any,
-        to: str,
-        family: str | None = None,
-        params: Mapping[str, Any] | None = None,
-        *,
-        allow_loss: bool = False,
-        validate: str = "final",
-        filename: str | None = None,
-    ) -> MigrationResult:
-        """Migrate one record to version `to` (or `latest`) and report what happened.
-
-        The input record is never mutated. A failure is reported in the result, not raised.
-        """
-        from evalreg.engine.migrate import migrate_record
-
-        return migrate_record(
-            self,
-            record,
-            to,
-            family=family,
-            params=params,
-            allow_loss=allow_loss,
-            validate=validate,
-            filename=filename,
-        )
-
-    def diff(self, family: str, a: str, b: str, *, policy: str = "lenient") -> SchemaDiff:
-        """Compare two versions of a family's schema.
-
-        Raises:
-            UnknownFamilyError, UnknownVersionError: the family or a version is unknown.
-        """
-        from evalreg.diff import diff_schemas
-
-        old, new = self.entry(family, a), self.entry(family, b)
-        return diff_schemas(
-            old.document,
-            new.document,
-            registry=self.referencing_registry(),
-            policy=policy,
-            old_label=f"{family}@{old.version}",
-            new_label=f"{family}@{new.version}",
-        )
-
-    def history(self, family: str, *, policy: str = "lenient") -> list[SchemaDiff]:
-        """Return the diff of every pair of consecutive versions of a family, oldest first.
-
-        Raises:
-            UnknownFamilyError: no such family.
-        """
-        versions = self.versions(family)
-        return [self.diff(family, a, b, policy=policy) for a, b in itertools.pairwise(versions)]
-
-
-def registry_paths(paths: Iterable[str | os.PathLike[str]] | None = None) -> list[Path]:
-    """Return the registry directories to load: built-in, then `EVALREG_PATH`, then `paths`."""
-    found = [builtin_directory()]
-    env = os.environ.get(ENV_PATH, "")
-    found += [Path(p) for p in env.split(os.pathsep) if p]
-    found += [Path(p) for p in paths or ()]
-    unique: list[Path] = []
-    for path in found:
-        resolved = path.resolve()
-        if resolved not in unique:
-            unique.append(resolved)
-    return unique
-
-
-def _load_schemas(
-    directory: Path, manifests: Mapping[str, FamilyManifest]
-) -> Iterator[SchemaEntry]:
-    root = directory / "schemas"
-    if not root.is_dir():
-        return
-    for family_dir in sorted(p for p in root.iterdir() if p.is_dir()):
-        family = family_dir.name
-        if family not in manifests:
-            raise RegistryError(
-                str(family_dir), f"schemas for {family!r}, which has no manifest in registry/"
-            )
-        for path in sorted(family_dir.glob(f"*{SCHEMA_SUFFIX}")):
-            version = path.name[: -len(SCHEMA_SUFFIX)]
-            if version == LATEST:
-                continue
-            if not is_version(version):
-                raise RegistryError(str(path), f"{version!r} is not a version number")
-            document = _read_json(path)
-            if not isinstance(document, dict):
-                raise RegistryError(str(path), "a schema must be a JSON object")
-            if not isinstance(document.get("$id"), str):
-                document = {"$id": default_id(family, version), **document}
-            yield SchemaEntry(family, version, path, document["$id"], document)
-
-
-def load_registry(
-    paths: Iterable[str | os.PathLike[str]] | None = None,
-    *,
-    builtin: bool = True,
-    verify: bool = True,
-) -> Registry:
-    """Load the built-in registry directory, those in `EVALREG_PATH`, and `paths`.
-
-    With `verify` (the default), every released schema is checked against the digest in its
-    directory's `registry.lock`.
-
-    Raises:
-        RegistryError: a directory is missing or malformed, or two directories define one family.
-        IntegrityError: a released schema was edited or removed after its release.
-    """
-    directories = registry_paths(paths) if builtin else [Path(p).resolve() for p in paths or ()]
-    manifests: dict[str, FamilyManifest] = {}
-    for directory in directories:
-        if not (directory / "registry").is_dir():
-            raise RegistryError(
-                str(directory), "not a registry directory (it has no registry/ folder)"
-            )
-        for path in sorted((directory / "registry").glob("*.yaml")):
-            manifest = load_manifest(path)
-            if manifest.name in manifests:
-                raise RegistryError(
-                    str(path),
-                    f"family {manifest.name} is already defined by {manifests[manifest.name].path}",
-                )
-            manifests[manifest.name] = manifest
-
-    schemas: dict[str, dict[str, SchemaEntry]] = {}
-    ids: dict[str, Path] = {}
-    for directory in directories:
-        for entry in _load_schemas(directory, manifests):
-            versions = schemas.setdefault(entry.family, {})
-            same = match_version(entry.version, versions)
-            if same is not None:
-                raise RegistryError(
-                    str(entry.path),
-                    f"version {entry.version} of {entry.family} is already defined by "
-                    f"{versions[same].path}",
-                )
-            if entry.id in ids:
-                raise RegistryError(
-                    str(entry.path), f"$id {entry.id} is also used by {ids[entry.id]}"
-                )
-            ids[entry.id] = entry.path
-            versions[entry.version] = entry
-
-    step_files: dict[str, list[Path]] = {}
-    for directory in directories:
-        root = directory / "migrations"
-        if not root.is_dir():
-            continue
-        for family_dir in sorted(p for p in root.iterdir() if p.is_dir()):
-            if family_dir.name.startswith(("_", ".")):
-                continue
-            if family_dir.name not in manifests:
-                raise RegistryError(
-                    str(family_dir), f"migrations for {family_dir.name!r}, which has no manifest"
-                )
-            step_files.setdefault(family_dir.name, []).extend(
-                p for p in sorted(family_dir.glob("*.py")) if not p.name.startswith("_")
-            )
-    registry = Registry(directories, manifests, schemas, step_files)
-    if verify:
-        from evalreg.registry.lock import verify_lock
-
-        verify_lock(registry)
-    return registry
+        return self._rule_files.get(family, ())

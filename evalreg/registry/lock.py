@@ -23,14 +23,12 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from evalreg.errors import IntegrityError, RegistryError
 from evalreg.io.pointer import split
+from evalreg.registry.core import SCHEMA_SUFFIX, BaseRegistry, SchemaEntry, default_id
 from evalreg.registry.versions import match_version, parse_version
-
-if TYPE_CHECKING:
-    from evalreg.registry.core import Registry, SchemaEntry
 
 LOCK_NAME = "registry.lock"
 DIGEST_PREFIX = "sha256:"
@@ -259,7 +257,9 @@ def _check_chains(where: str, lock: Lock) -> None:
             )
 
 
-def lock_errors(registry: Registry, families: Iterable[str] | None = None) -> list[IntegrityError]:
+def lock_errors(
+    registry: BaseRegistry, families: Iterable[str] | None = None
+) -> list[IntegrityError]:
     """Return every released schema that changed or disappeared since it was locked.
 
     Raises:
@@ -309,7 +309,7 @@ def _short(value: str) -> str:
     return value[: len(DIGEST_PREFIX) + 12] + "..."
 
 
-def verify_lock(registry: Registry) -> None:
+def verify_lock(registry: BaseRegistry) -> None:
     """Check every released schema of a registry against its directory's lock file.
 
     Raises:
@@ -321,7 +321,7 @@ def verify_lock(registry: Registry) -> None:
         raise errors[0]
 
 
-def is_released(registry: Registry, family: str, version: str) -> bool:
+def is_released(registry: BaseRegistry, family: str, version: str) -> bool:
     """Return whether a version of a family is recorded in its directory's lock file.
 
     Raises:
@@ -332,7 +332,7 @@ def is_released(registry: Registry, family: str, version: str) -> bool:
     return read_lock(entry_directory(entry)).digest(family, entry.version) is not None
 
 
-def drafts(registry: Registry, families: Iterable[str] | None = None) -> list[SchemaEntry]:
+def drafts(registry: BaseRegistry, families: Iterable[str] | None = None) -> list[SchemaEntry]:
     """Return every schema not recorded in its directory's lock file.
 
     Raises:
@@ -402,7 +402,7 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
 
 
 def _marker_edits(
-    registry: Registry, family: str, document: dict[str, Any], old: str, new: str
+    registry: BaseRegistry, family: str, document: dict[str, Any], old: str, new: str
 ) -> list[str]:
     """Move `const`/`enum` values of the version markers from `old` to `new`, in place."""
     edits: list[str] = []
@@ -427,7 +427,7 @@ def _marker_edits(
     return edits
 
 
-def new_version(registry: Registry, family: str, version: str) -> NewVersion:
+def new_version(registry: BaseRegistry, family: str, version: str) -> NewVersion:
     """Start a new draft version: copy the latest schema, and add an empty step to fill in.
 
     The copy keeps the latest document; a `$id` naming the old version is moved to the new
@@ -440,8 +440,6 @@ def new_version(registry: Registry, family: str, version: str) -> NewVersion:
         RegistryError: the family has no version yet, `version` is not newer than the latest,
             or a file to create already exists.
     """
-    from evalreg.registry.core import SCHEMA_SUFFIX, default_id
-
     manifest = registry.manifest(family)
     versions = registry.versions(family)
     if not versions:
@@ -487,7 +485,7 @@ def new_version(registry: Registry, family: str, version: str) -> NewVersion:
     return NewVersion(family, latest.version, version, schema_path, step_path, tuple(edits))
 
 
-def release(registry: Registry, family: str, version: str) -> Release:
+def release(registry: BaseRegistry, family: str, version: str) -> Release:
     """Record a version's digest in its directory's lock file, freezing the schema.
 
     Run `check_registry` on the family first: a release is meant to be checked end to end.
@@ -517,7 +515,7 @@ def release(registry: Registry, family: str, version: str) -> Release:
 
 
 def amend(
-    registry: Registry, family: str, version: str, reason: str, *, date: str | None = None
+    registry: BaseRegistry, family: str, version: str, reason: str, *, date: str | None = None
 ) -> Amendment:
     """Record a deliberate correction of a released schema in its directory's lock file.
 
@@ -556,7 +554,7 @@ def amend(
     return amendment
 
 
-def amendments(registry: Registry, family: str) -> dict[str, tuple[Amendment, ...]]:
+def amendments(registry: BaseRegistry, family: str) -> dict[str, tuple[Amendment, ...]]:
     """Return the amendments of each amended version of a family, oldest first.
 
     Raises:
@@ -572,7 +570,9 @@ def amendments(registry: Registry, family: str) -> dict[str, tuple[Amendment, ..
     return found
 
 
-def amendment_notes(registry: Registry, family: str, *, prefix: str = "") -> dict[str, list[str]]:
+def amendment_notes(
+    registry: BaseRegistry, family: str, *, prefix: str = ""
+) -> dict[str, list[str]]:
     """Return one line of release notes per amendment, by `prefix` + version.
 
     Raises:

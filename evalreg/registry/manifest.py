@@ -15,7 +15,10 @@ from typing import Any, Literal
 import yaml
 
 from evalreg.errors import RegistryError
-from evalreg.io.pointer import MISSING, resolve, split, to_pointer
+from evalreg.io.pointer import MISSING, resolve, split
+from evalreg.io.pointer import find as find_values
+from evalreg.registry.rules import RuleSpec, parse_rules
+from evalreg.registry.versions import is_version
 
 # libyaml's loader where PyYAML was built with it: the same safe loading, ten times faster, and
 # every command pays for it at start-up.
@@ -58,31 +61,8 @@ class Marker:
 
 
 def find(record: Any, pointer: str) -> list[str]:
-    """Return the concrete pointers that `pointer` reaches in `record` (empty if none).
-
-    A `*` token stands for every item of an array, so `/cases/*/id` reaches `/cases/0/id`,
-    `/cases/1/id`, ... for each case that has an `id`. Other tokens are plain RFC 6901 tokens.
-    """
-    tokens = split(pointer)
-    if "*" not in tokens:
-        return [] if resolve(record, pointer) is MISSING else [pointer]
-    found: list[str] = []
-
-    def walk(node: Any, rest: list[str], path: list[str | int]) -> None:
-        if not rest:
-            found.append(to_pointer(path))
-            return
-        token, tail = rest[0], rest[1:]
-        if token == "*" and isinstance(node, list):
-            for index, item in enumerate(node):
-                walk(item, tail, [*path, index])
-        elif isinstance(node, dict) and token in node:
-            walk(node[token], tail, [*path, token])
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            walk(node[int(token)], tail, [*path, int(token)])
-
-    walk(record, tokens, [])
-    return found
+    """Return the concrete pointers that `pointer` reaches in `record` (`*`: every array item)."""
+    return [place for place, _ in find_values(record, pointer)]
 
 
 @dataclass(frozen=True)
@@ -156,6 +136,8 @@ class FamilyManifest:
     version_structure: Mapping[str, Fingerprint] = field(default_factory=dict)
     options: Mapping[str, Any] = field(default_factory=dict)
     path: str = ""
+    rules: tuple[RuleSpec, ...] = ()
+    """Its declarative rules (Python rules are files of the registry directory)."""
 
     def matches_filename(self, filename: str) -> bool:
         """Return whether a file name suggests this family."""
@@ -263,7 +245,17 @@ def parse_manifest(data: Any, where: str) -> FamilyManifest:
         str(v): _fingerprint((s or {}).get("structure"), where, f"versions.{v}.structure")
         for v, s in versions.items()
     }
-    known = {"name", "title", "description", "kind", "files", "markers", "structure", "versions"}
+    known = {
+        "name",
+        "title",
+        "description",
+        "kind",
+        "files",
+        "markers",
+        "structure",
+        "versions",
+        "rules",
+    }
     return FamilyManifest(
         name=data["name"],
         title=data["title"],
@@ -275,6 +267,7 @@ def parse_manifest(data: Any, where: str) -> FamilyManifest:
         version_structure=version_structure,
         options={k: v for k, v in data.items() if k not in known},
         path=where,
+        rules=parse_rules(data.get("rules"), data["name"], where),
     )
 
 
@@ -294,3 +287,56 @@ def load_manifest(path: Path) -> FamilyManifest:
             str(path), f"manifest file name must be {manifest.name}.yaml (its `name`)"
         )
     return manifest
+
+
+_BUMP_CHECKS = ("error", "warning")
+
+
+@dataclass(frozen=True)
+class Versioning:
+    """A family's `versioning` manifest settings."""
+
+    bump_check: Literal["error", "warning"] = "error"
+    exceptions: Mapping[str, str] = field(default_factory=dict)
+    """Version -> why its bump does not follow the diff ("" when no reason is given)."""
+    policy: str = "lenient"
+
+
+def versioning(manifest: FamilyManifest) -> Versioning:
+    """Return a family's versioning settings (defaults when the manifest has none).
+
+    Raises:
+        RegistryError: the `versioning` key is malformed.
+    """
+    data = manifest.options.get("versioning")
+    if data is None:
+        return Versioning()
+    where = manifest.path
+    if not isinstance(data, dict):
+        raise RegistryError(where, "versioning must map bump_check, exceptions and policy")
+    unknown = set(data) - {"bump_check", "exceptions", "policy"}
+    if unknown:
+        raise RegistryError(
+            where,
+            f"versioning has unknown keys: {', '.join(sorted(unknown))} "
+            "(known: bump_check, exceptions, policy)",
+        )
+    bump_check = data.get("bump_check", "error")
+    if bump_check not in _BUMP_CHECKS:
+        raise RegistryError(where, "versioning.bump_check must be `error` or `warning`")
+    policy = data.get("policy", "lenient")
+    if policy not in ("lenient", "strict"):
+        raise RegistryError(where, "versioning.policy must be `lenient` or `strict`")
+    raw = data.get("exceptions") or {}
+    if isinstance(raw, list):
+        raw = {version: "" for version in raw}
+    if not isinstance(raw, dict):
+        raise RegistryError(
+            where, "versioning.exceptions must list versions, or map versions to reasons"
+        )
+    exceptions: dict[str, str] = {}
+    for version, reason in raw.items():
+        if not is_version(str(version)):
+            raise RegistryError(where, f"versioning.exceptions: {version!r} is not a version")
+        exceptions[str(version)] = "" if reason is None else str(reason)
+    return Versioning(bump_check, exceptions, policy)

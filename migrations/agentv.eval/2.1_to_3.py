@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalreg.engine.migrate import StepContext
+from evalreg import StepContext
 from evalreg.stepkit import clone
 
 FROM = "2.1"

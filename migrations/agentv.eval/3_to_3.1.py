@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalreg.engine.migrate import StepContext
+from evalreg import StepContext
 from evalreg.stepkit import clone, rename_key, rename_key_each
 
 FROM = "3"

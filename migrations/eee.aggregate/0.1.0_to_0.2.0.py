@@ -39,7 +39,7 @@ from operator import is_
 from typing import Any
 from urllib.parse import urlsplit
 
-from evalreg.engine.migrate import Param, StepContext
+from evalreg import Param, StepContext
 from evalreg.stepkit import carry, clone, insert_after, to_pointer
 
 FROM = "0.1.0"

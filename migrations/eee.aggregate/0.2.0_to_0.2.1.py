@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalreg.engine.migrate import Param, StepContext
+from evalreg import Param, StepContext
 from evalreg.stepkit import as_text, carry, clone, insert_after, to_pointer
 
 FROM = "0.2.0"

@@ -29,7 +29,7 @@ import math
 import re
 from typing import Any
 
-from evalreg.engine.migrate import Param, StepContext
+from evalreg import Param, StepContext
 from evalreg.stepkit import carry, clone, to_pointer
 
 FROM = "0.2.2"
@@ -59,7 +59,7 @@ _ENUMS = {
     "deployment_type": ("self_deployed", "externally_managed", "unknown"),
     "model_availability": ("open_weights", "closed_weights", "unknown"),
 }
-_UUID4 = "[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"
+_UUID4 = "[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-4[0-9A-Fa-f]{3}-[89ABab][0-9A-Fa-f]{3}-[0-9A-Fa-f]{12}"
 _FILE_PATH = re.compile("^data/[^/]+/[^/]+/[^/]+/" + _UUID4 + r"_samples\.jsonl$")
 _DETAILED = "/detailed_evaluation_results"
 

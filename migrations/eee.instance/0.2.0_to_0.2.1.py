@@ -31,7 +31,7 @@ from collections.abc import Callable
 from operator import is_
 from typing import Any
 
-from evalreg.engine.migrate import StepContext
+from evalreg import StepContext
 from evalreg.stepkit import as_text, carry, to_pointer
 
 FROM = "0.2.0"

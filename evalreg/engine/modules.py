@@ -1,0 +1,31 @@
+"""Loading the Python modules of a registry directory: migration steps and rules.
+
+They are user code: each is loaded from its file under a name of its own, and any failure to
+load is a `RegistryError` naming the file.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+from evalreg.errors import RegistryError
+
+
+def load_module(path: Path, namespace: str, family: str) -> ModuleType:
+    """Load a registry directory's Python module from its file.
+
+    Raises:
+        RegistryError: the file cannot be loaded, or running it fails.
+    """
+    name = f"{namespace}.{family}.{path.stem}".replace("-", "_")
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise RegistryError(str(path), "cannot load the module")
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as err:  # a user's module may fail in any way; name the file
+        raise RegistryError(str(path), f"the module failed to load: {err!r}") from err
+    return module

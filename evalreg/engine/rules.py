@@ -1,0 +1,506 @@
+"""Rules beyond JSON Schema: running a family's declared and Python rules on records.
+
+Three scopes. A record rule checks each record (relations between its fields); a file rule
+checks each file once, with its first record of the family (its path, its name); a collection
+rule sees the whole run: in the process that reads a file, a `Collector` takes each record and
+keeps a small summary, and at the end `finish` compares the summaries of every file.
+
+A Python rule is a module `rules/<family>/<name>.py` whose docstring's first line says what
+must hold, declaring `ID`, and optionally `SEVERITY` (error, warning), `SCOPE` (record, file,
+collection), `VERSIONS` (a specifier such as ">=0.2" or a list of versions) and, for a
+collection rule, `ALSO` (other families whose records its collectors take too, at any version):
+
+    def check(record, ctx):                 # record and file scope
+        if ...:
+            ctx.report("/score", "the score is above max_score")
+
+    class Collector:                        # collection scope: one per file
+        def __init__(self, path): ...
+        def add(self, record, ctx): ...     # every record of the file at a version it covers
+        def summary(self): ...              # small and picklable, or None to keep nothing
+
+    def finish(summaries, ctx):             # [(path, summary), ...] in input order
+        ctx.report("/x", "...", path=..., line=None)
+
+A large JSONL file may be read in parts by several processes: its path then comes with one
+summary per part, in order, and `finish` combines them.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from evalreg.engine.modules import load_module
+from evalreg.engine.validators import Issue
+from evalreg.errors import RegistryError
+from evalreg.io.pointer import MISSING, find, resolve, split, to_pointer
+from evalreg.registry.rules import (
+    COMPARISONS,
+    Condition,
+    Operand,
+    RuleSpec,
+    Scope,
+    Severity,
+    Versions,
+    rule_id,
+    scope,
+    severity,
+    versions,
+)
+
+if TYPE_CHECKING:
+    from evalreg.registry.core import BaseRegistry
+
+_MAX_SHOWN = 60
+
+
+class RuleContext:
+    """What a rule sees besides the record: where the record is, and where to report."""
+
+    __slots__ = ("family", "findings", "line", "path", "rule", "version")
+
+    def __init__(
+        self, rule: Rule, family: str, version: str, path: str | None, line: int | None
+    ) -> None:
+        self.rule = rule
+        self.family = family
+        self.version = version
+        self.path = path
+        """The record's file (None for a record that comes from no file)."""
+        self.line = line
+        """The record's line in a JSONL file (None for a whole-document file)."""
+        self.findings: list[Issue] = []
+
+    def report(self, pointer: str, message: str) -> None:
+        """Report that the record breaks the rule at `pointer`."""
+        self.findings.append(self.rule.issue(pointer, message))
+
+
+@dataclass(frozen=True)
+class Located:
+    """A finding of a collection rule: the file and line it concerns, and the issue."""
+
+    path: str
+    line: int | None
+    issue: Issue
+
+
+class FinishContext:
+    """What a collection rule's `finish` sees: where to report, and a way to read other files."""
+
+    def __init__(self, rule: Rule, read: Callable[[str], Iterator[tuple[int | None, Any]]]):
+        self.rule = rule
+        self.findings: list[Located] = []
+        self._read = read
+
+    def report(self, pointer: str, message: str, *, path: str, line: int | None = None) -> None:
+        """Report that the record of `path` (at `line`, for JSONL) breaks the rule."""
+        self.findings.append(Located(path, line, self.rule.issue(pointer, message)))
+
+    def read(self, path: str) -> Iterator[tuple[int | None, Any]]:
+        """Yield `(line, record)` of a file the run did not include (a companion, say).
+
+        Raises:
+            ReadError: the file or one of its lines cannot be read.
+        """
+        return self._read(path)
+
+
+class Collector(Protocol):
+    """The per-file part of a collection rule."""
+
+    def add(self, record: Any, ctx: RuleContext) -> None: ...
+
+    def summary(self) -> Any: ...
+
+
+@dataclass(frozen=True, eq=False)
+class Rule:
+    """One rule of a family, declared in its manifest or written in Python, ready to run."""
+
+    id: str
+    family: str
+    severity: Severity
+    scope: Scope
+    versions: Versions
+    description: str
+    source: str
+    check: Callable[[Any, RuleContext, dict[str, str]], None] | None = None
+    """Record and file scope: check one record, reporting to the context."""
+    collector: Callable[[str], Collector] | None = None
+    finish: Callable[[list[tuple[str, Any]], FinishContext], None] | None = None
+    path: Any = field(default=None, repr=False)
+    """File scope, declared: the path pattern the file must match."""
+    also: tuple[str, ...] = ()
+    """Collection scope: other families whose records the collectors take too."""
+
+    def observes(self, family: str, version: str) -> bool:
+        """Return whether this collection rule's collectors take a record of `family`."""
+        return family in self.also or (family == self.family and version in self.versions)
+
+    def issue(self, pointer: str, message: str) -> Issue:
+        """Return an issue of this rule."""
+        return Issue(pointer, message, "rule", rule=self.id, severity=self.severity)
+
+
+# -- declarative rules --------------------------------------------------------------------------
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 3] + "..."
+
+
+def _value(operand: Operand, item: Any, groups: dict[str, str]) -> Any:
+    if operand.kind == "pointer":
+        return resolve(item, operand.value)
+    if operand.kind == "group":
+        return groups.get(operand.value, MISSING)
+    return operand.value
+
+
+def _ordered(a: Any, b: Any) -> bool:
+    numbers = (int, float)
+    if isinstance(a, numbers) and isinstance(b, numbers):
+        return not isinstance(a, bool) and not isinstance(b, bool)
+    return isinstance(a, str) and isinstance(b, str)
+
+
+_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
+    "eq": lambda a, b: bool((a == b and type(a) is type(b)) or _numeric_equal(a, b)),
+    "ne": lambda a, b: not ((a == b and type(a) is type(b)) or _numeric_equal(a, b)),
+    "lt": lambda a, b: bool(a < b),
+    "le": lambda a, b: bool(a <= b),
+    "gt": lambda a, b: bool(a > b),
+    "ge": lambda a, b: bool(a >= b),
+}
+_SYMBOL = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+
+
+def _numeric_equal(a: Any, b: Any) -> bool:
+    numbers = (int, float)
+    return (
+        isinstance(a, numbers)
+        and isinstance(b, numbers)
+        and not isinstance(a, bool)
+        and not isinstance(b, bool)
+        and a == b
+    )
+
+
+def failure(cond: Condition, item: Any, groups: dict[str, str]) -> str | None:
+    """Return why `cond` does not hold for `item` (None when it holds)."""
+    op = cond.op
+    if op == "present":
+        pointer = cond.operands[0].value
+        return None if resolve(item, pointer) is not MISSING else f"{pointer} is missing"
+    if op == "absent":
+        pointer = cond.operands[0].value
+        return None if resolve(item, pointer) is MISSING else f"{pointer} is present"
+    if op == "any":
+        reasons = [failure(c, item, groups) for c in cond.conditions]
+        return None if None in reasons else "; ".join(r for r in reasons if r)
+    if op == "not":
+        return (
+            f"{cond.conditions[0]} holds"
+            if failure(cond.conditions[0], item, groups) is None
+            else None
+        )
+    values = [_value(o, item, groups) for o in cond.operands]
+    if any(v is MISSING for v in values):
+        return None
+    if op in COMPARISONS:
+        a, b = values
+        if op not in ("eq", "ne") and not _ordered(a, b):
+            return None
+        if _COMPARE[op](a, b):
+            return None
+        left, right = cond.operands
+        return f"{left} = {_shown(a)}, {right} = {_shown(b)}; expected {left} {_SYMBOL[op]} {right}"
+    (value,) = values
+    (operand,) = cond.operands
+    if op == "in":
+        if any(_COMPARE["eq"](value, allowed) for allowed in cond.values):
+            return None
+        return f"{operand} = {_shown(value)}, not one of {list(cond.values)!r}"
+    assert cond.pattern is not None
+    if isinstance(value, str) and cond.pattern.search(value):
+        return None
+    return f"{operand} = {_shown(value)} does not match {cond.pattern.pattern!r}"
+
+
+def _place(cond: Condition, base: str) -> str:
+    """Return where a failed condition points: its first pointer (the parent, for `present`)."""
+    for operand in cond.operands:
+        if operand.kind == "pointer":
+            tokens = split(operand.value)
+            if cond.op == "present":
+                tokens = tokens[:-1]
+            return base + to_pointer(tokens)
+    return base
+
+
+def _declared_check(spec: RuleSpec) -> Callable[[Any, RuleContext, dict[str, str]], None]:
+    def check(record: Any, ctx: RuleContext, groups: dict[str, str]) -> None:
+        places = find(record, spec.each) if spec.each else [("", record)]
+        for base, item in places:
+            if any(failure(c, item, groups) is not None for c in spec.when):
+                continue
+            for cond in spec.require:
+                why = failure(cond, item, groups)
+                if why is not None:
+                    ctx.report(_place(cond, base), f"{spec.message} ({why})")
+
+    return check
+
+
+def declared(spec: RuleSpec) -> Rule:
+    """Return the runnable form of a manifest's declarative rule."""
+    return Rule(
+        id=spec.id,
+        family=spec.family,
+        severity=spec.severity,
+        scope=spec.scope,
+        versions=spec.versions,
+        description=spec.message,
+        source=spec.source,
+        check=_declared_check(spec),
+        path=spec.path,
+    )
+
+
+# -- Python rules -------------------------------------------------------------------------------
+
+
+def load_rule(path: Path, family: str) -> Rule:
+    """Load and check one Python rule module.
+
+    Raises:
+        RegistryError: the module fails to load or does not declare what its scope needs.
+    """
+    module = load_module(path, "evalreg_rules", family)
+    where = str(path)
+    ident = rule_id(getattr(module, "ID", None), where)
+    kind = scope(getattr(module, "SCOPE", None), where)
+    description = (inspect.getdoc(module) or "").strip().split("\n", 1)[0]
+    if not description:
+        raise RegistryError(where, "a rule module's docstring must say what must hold")
+    check = collector = finish = None
+    also: tuple[str, ...] = ()
+    if kind == "collection":
+        collector = getattr(module, "Collector", None)
+        finish = getattr(module, "finish", None)
+        if not callable(collector) or not callable(finish):
+            raise RegistryError(where, "a collection rule must define Collector and finish()")
+        raw = getattr(module, "ALSO", ())
+        if not isinstance(raw, (list, tuple)) or not all(isinstance(f, str) for f in raw):
+            raise RegistryError(where, "ALSO must be a list of family names")
+        also = tuple(raw)
+    else:
+        function = getattr(module, "check", None)
+        if not callable(function):
+            raise RegistryError(where, f"a {kind} rule must define check(record, ctx)")
+
+        def check(record: Any, ctx: RuleContext, groups: dict[str, str]) -> None:
+            function(record, ctx)
+
+    return Rule(
+        id=ident,
+        family=family,
+        severity=severity(getattr(module, "SEVERITY", None), where),
+        scope=kind,
+        versions=versions(getattr(module, "VERSIONS", None), where),
+        description=description,
+        source=where,
+        check=check,
+        collector=collector,
+        finish=finish,
+        also=also,
+    )
+
+
+def _load_family(registry: BaseRegistry, family: str) -> tuple[Rule, ...]:
+    rules = [declared(spec) for spec in registry.manifest(family).rules]
+    rules += [load_rule(path, family) for path in registry.rule_files(family)]
+    seen: dict[str, str] = {}
+    families = set(registry.families())
+    for rule in rules:
+        if rule.id in seen:
+            raise RegistryError(rule.source, f"rule id {rule.id} is also used by {seen[rule.id]}")
+        seen[rule.id] = rule.source
+        unknown = sorted(set(rule.also) - families)
+        if unknown:
+            raise RegistryError(rule.source, f"ALSO names unknown families: {', '.join(unknown)}")
+    return tuple(rules)
+
+
+def _new_cache(registry: BaseRegistry) -> dict[str, tuple[Rule, ...]]:
+    return {}
+
+
+def family_rules(registry: BaseRegistry, family: str) -> tuple[Rule, ...]:
+    """Return every rule of a family, declared ones first (loaded on first use).
+
+    Raises:
+        UnknownFamilyError: no such family.
+        RegistryError: a rule is malformed, or two rules share an id.
+    """
+    cache = registry.derived("rules", _new_cache)
+    found = cache.get(family)
+    if found is None:
+        found = cache[family] = _load_family(registry, family)
+    return found
+
+
+# -- choosing and running rules -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which rules a run applies: all (the default), none, or those with the given ids."""
+
+    enabled: bool = True
+    ids: frozenset[str] | None = None
+    """Ids or id prefixes ending in `*` (`eee.*`); None: every rule."""
+    minimum: Severity = "warning"
+    """`error` leaves warnings out."""
+
+    def wants(self, rule: Rule) -> bool:
+        """Return whether the run applies `rule`."""
+        if not self.enabled or (self.minimum == "error" and rule.severity == "warning"):
+            return False
+        if self.ids is None:
+            return True
+        return any(
+            rule.id == wanted or (wanted.endswith("*") and rule.id.startswith(wanted[:-1]))
+            for wanted in self.ids
+        )
+
+
+NO_RULES = Selection(enabled=False)
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """The rules that apply to one version of a family in one run, by scope."""
+
+    record: tuple[Rule, ...] = ()
+    file: tuple[Rule, ...] = ()
+    collection: tuple[Rule, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.record or self.file or self.collection)
+
+
+EMPTY = RuleSet()
+
+
+def rule_set(
+    registry: BaseRegistry, family: str, version: str, selection: Selection = Selection()
+) -> RuleSet:
+    """Return the rules of `selection` that apply to `version` of `family`.
+
+    Its collection rules are those whose collectors take such records: the family's own, and
+    those of other families that name it in `ALSO`.
+
+    Raises:
+        RegistryError: a rule is malformed.
+    """
+    if not selection.enabled:
+        return EMPTY
+    own = [r for r in family_rules(registry, family) if version in r.versions]
+    own = [r for r in own if r.scope != "collection" and selection.wants(r)]
+    observers = [
+        r
+        for f in registry.families()
+        for r in family_rules(registry, f)
+        if r.scope == "collection" and r.observes(family, version) and selection.wants(r)
+    ]
+    if not own and not observers:
+        return EMPTY
+    return RuleSet(
+        record=tuple(r for r in own if r.scope == "record"),
+        file=tuple(r for r in own if r.scope == "file"),
+        collection=tuple(observers),
+    )
+
+
+def _run(
+    rule: Rule,
+    record: Any,
+    family: str,
+    version: str,
+    path: str | None,
+    line: int | None,
+    groups: dict[str, str],
+) -> list[Issue]:
+    ctx = RuleContext(rule, family, version, path, line)
+    assert rule.check is not None
+    try:
+        rule.check(record, ctx, groups)
+    except Exception as err:  # a rule is user code: its failure is a finding, not a crash
+        ctx.report("", f"the rule failed: {type(err).__name__}: {err}")
+    return ctx.findings
+
+
+def check_record(
+    rules: RuleSet,
+    record: Any,
+    family: str,
+    version: str,
+    path: str | None = None,
+    line: int | None = None,
+) -> list[Issue]:
+    """Return the findings of the record rules on one record (empty when it breaks none)."""
+    found: list[Issue] = []
+    for rule in rules.record:
+        found += _run(rule, record, family, version, path, line, {})
+    return found
+
+
+def check_file(
+    rules: RuleSet, record: Any, family: str, version: str, path: str, line: int | None = None
+) -> list[Issue]:
+    """Return the findings of the file rules on a file, given its first record of the family."""
+    found: list[Issue] = []
+    shown = Path(path).as_posix()
+    for rule in rules.file:
+        groups: dict[str, str] = {}
+        if rule.path is not None:
+            match = rule.path.search(shown)
+            if match is None:
+                found.append(rule.issue("", f"{rule.description} (the file is {shown})"))
+                continue
+            groups = {k: v for k, v in match.groupdict().items() if v is not None}
+        found += _run(rule, record, family, version, path, line, groups)
+    return found
+
+
+def finish_collection(
+    rule: Rule,
+    summaries: list[tuple[str, Any]],
+    read: Callable[[str], Iterator[tuple[int | None, Any]]],
+) -> list[Located]:
+    """Run a collection rule's `finish` on the summaries of every file, in input order."""
+    ctx = FinishContext(rule, read)
+    assert rule.finish is not None
+    try:
+        rule.finish(summaries, ctx)
+    except Exception as err:  # a rule is user code (reading files too): a finding, not a crash
+        where = summaries[0][0] if summaries else ""
+        message = f"the rule failed: {type(err).__name__}: {err}"
+        ctx.findings.append(Located(where, None, rule.issue("", message)))
+    return ctx.findings
+
+
+def collection_rules(rule_sets: Iterable[RuleSet]) -> Sequence[Rule]:
+    """Return the distinct collection rules of several rule sets, in order of appearance."""
+    seen: dict[int, Rule] = {}
+    for rules in rule_sets:
+        for rule in rules.collection:
+            seen.setdefault(id(rule), rule)
+    return tuple(seen.values())

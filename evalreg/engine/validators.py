@@ -1,0 +1,169 @@
+"""Compiled validators: every problem of a record against one schema, located by a JSON pointer.
+
+Two validators back each schema: a compiled `jsonschema-rs` validator answers "is it valid?"
+quickly, and the reference `jsonschema` implementation explains invalid records (with
+`best_match` first). Where the two disagree, the reference implementation wins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+import jsonschema_rs
+
+from evalreg.errors import RemoteRefError
+from evalreg.io.pointer import to_pointer
+
+if TYPE_CHECKING:
+    import jsonschema.exceptions
+    import jsonschema.protocols
+
+    from evalreg.registry.core import BaseRegistry, SchemaEntry
+
+_MAX_VALUE_TEXT = 60
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One problem of a record: where it is, which rule it breaks, and what is wrong."""
+
+    pointer: str
+    """JSON pointer of the offending value in the record (`""` is the whole record)."""
+    message: str
+    keyword: str
+    """The schema keyword that failed (`required`, `type`, ...), `detect` / `version`, or
+    `rule` for a family's rule beyond the schema."""
+    schema_path: str = ""
+    """JSON pointer of the failing keyword in the schema."""
+    rule: str = ""
+    """The id of the family rule that found it (`keyword` is then `rule`)."""
+    severity: Literal["error", "warning"] = "error"
+    """Only a rule's finding can be a warning, which leaves the record valid."""
+
+    def __str__(self) -> str:
+        shown = f"{self.pointer or '/'}: {self.message}"
+        return f"{shown} [{self.rule}]" if self.rule else shown
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, dict):
+        return f"object with {len(value)} keys" if value else "{}"
+    if isinstance(value, list):
+        return f"array of {len(value)} items" if value else "[]"
+    text = repr(value)
+    return text if len(text) <= _MAX_VALUE_TEXT else text[: _MAX_VALUE_TEXT - 3] + "..."
+
+
+def _message(error: jsonschema.exceptions.ValidationError) -> str:
+    message = str(error.message)
+    shown = repr(error.instance)
+    if len(shown) > _MAX_VALUE_TEXT and message.startswith(shown):
+        message = _short(error.instance) + message[len(shown) :]
+    if len(message) > 300:
+        message = message[:297] + "..."
+    return message
+
+
+def _to_issue(error: jsonschema.exceptions.ValidationError) -> Issue:
+    return Issue(
+        pointer=to_pointer(error.absolute_path),
+        message=_message(error),
+        keyword=str(error.validator),
+        schema_path=to_pointer(error.absolute_schema_path),
+    )
+
+
+def _build_rs_registry(registry: BaseRegistry) -> Any:
+    """Return one jsonschema-rs registry of every schema, or None if a `$ref` cannot resolve."""
+    try:
+        return jsonschema_rs.Registry([(e.id, dict(e.document)) for e in registry.entries()])
+    except ValueError:
+        return None  # some schema refers outside the registry: compile each one alone
+
+
+class Validator:
+    """The compiled validators of one schema version."""
+
+    def __init__(self, registry: BaseRegistry, entry: SchemaEntry) -> None:
+        self.family = entry.family
+        self.version = entry.version
+        self._registry = registry
+        self._entry = entry
+        self._reference: jsonschema.protocols.Validator | None = None
+        shared = registry.derived("jsonschema-rs", _build_rs_registry)
+        try:
+            self._fast: Any = jsonschema_rs.validator_for(
+                dict(entry.document),
+                offline=True,
+                validate_formats=False,
+                **({"registry": shared} if shared is not None else {}),
+            )
+        except ValueError as err:
+            # A `$ref` that leads outside the registry: name it precisely.
+            registry.check_refs(entry.family, entry.version)
+            raise RemoteRefError(str(err).splitlines()[0], str(entry.path)) from err
+
+    @property
+    def reference(self) -> jsonschema.protocols.Validator:
+        """Return the reference `jsonschema` validator (built on first use)."""
+        if self._reference is None:
+            from jsonschema.validators import validator_for
+
+            self._registry.check_refs(self.family, self.version)
+            cls = validator_for(self._entry.document)
+            self._reference = cls(
+                self._entry.document, registry=self._registry.referencing_registry()
+            )
+        return self._reference
+
+    def is_valid(self, record: Any) -> bool:
+        """Return whether `record` is valid."""
+        try:
+            if self._fast.is_valid(record):
+                return True
+        except (ValueError, TypeError, OverflowError):
+            pass  # a value jsonschema-rs cannot take (NaN, a huge integer): ask the reference
+        return bool(self.reference.is_valid(record))
+
+    def iter_issues(self, record: Any) -> Iterator[Issue]:
+        """Yield every problem of `record`, the most relevant first."""
+        from jsonschema.exceptions import best_match, relevance
+
+        errors = sorted(self.reference.iter_errors(record), key=lambda e: list(e.absolute_path))
+        if not errors:
+            return
+        best = best_match(errors, key=relevance)
+        yield _to_issue(best)
+        for error in errors:
+            if error is not best:
+                yield _to_issue(error)
+
+    def issues(self, record: Any) -> list[Issue]:
+        """Return every problem of `record` (empty when valid)."""
+        if self.is_valid(record):
+            return []
+        return list(self.iter_issues(record))
+
+
+def _new_cache(registry: BaseRegistry) -> dict[tuple[str, str], Validator]:
+    return {}
+
+
+def validator(registry: BaseRegistry, family: str, version: str | None = None) -> Validator:
+    """Return the (cached) validator of a family's version (the newest when None).
+
+    Raises:
+        UnknownFamilyError: no such family.
+        UnknownVersionError: the family has no such version.
+        RemoteRefError: the schema refers outside the registry.
+    """
+    cache = registry.derived("validators", _new_cache)
+    if version is not None and (found := cache.get((family, version))) is not None:
+        return found  # asked for by the registry's own spelling, as most callers do
+    entry = registry.entry(family, version)
+    key = (family, entry.version)
+    if key not in cache:
+        cache[key] = Validator(registry, entry)
+    return cache[key]

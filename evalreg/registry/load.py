@@ -1,0 +1,159 @@
+"""Loading registry directories: manifests, schemas and step files, checked against the lock.
+
+A registry directory holds `registry/<family>.yaml` manifests,
+`schemas/<family>/<version>.schema.json` documents and `migrations/<family>/<from>_to_<to>.py`
+steps. The built-in directory ships with evalreg; users add their own through `EVALREG_PATH`
+(os.pathsep-separated) or `paths=`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+from evalreg.errors import RegistryError
+from evalreg.io.codec import DecodeError, loads
+from evalreg.registry.core import (
+    LATEST,
+    SCHEMA_SUFFIX,
+    BaseRegistry,
+    SchemaEntry,
+    builtin_directory,
+    default_id,
+)
+from evalreg.registry.lock import verify_lock
+from evalreg.registry.manifest import FamilyManifest, load_manifest
+from evalreg.registry.versions import is_version, match_version
+
+ENV_PATH = "EVALREG_PATH"
+_R = TypeVar("_R", bound=BaseRegistry)
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return loads(path.read_bytes())
+    except (OSError, *DecodeError) as err:
+        raise RegistryError(str(path), f"cannot read schema: {err}") from err
+
+
+def registry_paths(paths: Iterable[str | os.PathLike[str]] | None = None) -> list[Path]:
+    """Return the registry directories to load: built-in, then `EVALREG_PATH`, then `paths`."""
+    found = [builtin_directory()]
+    env = os.environ.get(ENV_PATH, "")
+    found += [Path(p) for p in env.split(os.pathsep) if p]
+    found += [Path(p) for p in paths or ()]
+    unique: list[Path] = []
+    for path in found:
+        resolved = path.resolve()
+        if resolved not in unique:
+            unique.append(resolved)
+    return unique
+
+
+def _load_schemas(
+    directory: Path, manifests: Mapping[str, FamilyManifest]
+) -> Iterator[SchemaEntry]:
+    root = directory / "schemas"
+    if not root.is_dir():
+        return
+    for family_dir in sorted(p for p in root.iterdir() if p.is_dir()):
+        family = family_dir.name
+        if family not in manifests:
+            raise RegistryError(
+                str(family_dir), f"schemas for {family!r}, which has no manifest in registry/"
+            )
+        for path in sorted(family_dir.glob(f"*{SCHEMA_SUFFIX}")):
+            version = path.name[: -len(SCHEMA_SUFFIX)]
+            if version == LATEST:
+                continue
+            if not is_version(version):
+                raise RegistryError(str(path), f"{version!r} is not a version number")
+            document = _read_json(path)
+            if not isinstance(document, dict):
+                raise RegistryError(str(path), "a schema must be a JSON object")
+            if not isinstance(document.get("$id"), str):
+                document = {"$id": default_id(family, version), **document}
+            yield SchemaEntry(family, version, path, document["$id"], document)
+
+
+def _modules(
+    directories: Iterable[Path], folder: str, manifests: Mapping[str, FamilyManifest]
+) -> dict[str, list[Path]]:
+    """Return the Python modules `<folder>/<family>/*.py` of each family, directory by directory."""
+    found: dict[str, list[Path]] = {}
+    for directory in directories:
+        root = directory / folder
+        if not root.is_dir():
+            continue
+        for family_dir in sorted(p for p in root.iterdir() if p.is_dir()):
+            if family_dir.name.startswith(("_", ".")):
+                continue
+            if family_dir.name not in manifests:
+                raise RegistryError(
+                    str(family_dir), f"{folder} for {family_dir.name!r}, which has no manifest"
+                )
+            found.setdefault(family_dir.name, []).extend(
+                p for p in sorted(family_dir.glob("*.py")) if not p.name.startswith("_")
+            )
+    return found
+
+
+def load_directories(
+    paths: Iterable[str | os.PathLike[str]] | None,
+    cls: type[_R],
+    *,
+    builtin: bool = True,
+    verify: bool = True,
+) -> _R:
+    """Load the built-in registry directory, those in `EVALREG_PATH`, and `paths` as a `cls`.
+
+    With `verify` (the default), every released schema is checked against the digest in its
+    directory's `registry.lock`.
+
+    Raises:
+        RegistryError: a directory is missing or malformed, or two directories define one family.
+        IntegrityError: a released schema was edited or removed after its release.
+    """
+    directories = registry_paths(paths) if builtin else [Path(p).resolve() for p in paths or ()]
+    manifests: dict[str, FamilyManifest] = {}
+    for directory in directories:
+        if not (directory / "registry").is_dir():
+            raise RegistryError(
+                str(directory), "not a registry directory (it has no registry/ folder)"
+            )
+        for path in sorted((directory / "registry").glob("*.yaml")):
+            manifest = load_manifest(path)
+            if manifest.name in manifests:
+                raise RegistryError(
+                    str(path),
+                    f"family {manifest.name} is already defined by {manifests[manifest.name].path}",
+                )
+            manifests[manifest.name] = manifest
+
+    schemas: dict[str, dict[str, SchemaEntry]] = {}
+    ids: dict[str, Path] = {}
+    for directory in directories:
+        for entry in _load_schemas(directory, manifests):
+            versions = schemas.setdefault(entry.family, {})
+            same = match_version(entry.version, versions)
+            if same is not None:
+                raise RegistryError(
+                    str(entry.path),
+                    f"version {entry.version} of {entry.family} is already defined by "
+                    f"{versions[same].path}",
+                )
+            if entry.id in ids:
+                raise RegistryError(
+                    str(entry.path), f"$id {entry.id} is also used by {ids[entry.id]}"
+                )
+            ids[entry.id] = entry.path
+            versions[entry.version] = entry
+
+    step_files = _modules(directories, "migrations", manifests)
+    rule_files = _modules(directories, "rules", manifests)
+    registry = cls(directories, manifests, schemas, step_files, rule_files)
+    if verify:
+        verify_lock(registry)
+    return registry
