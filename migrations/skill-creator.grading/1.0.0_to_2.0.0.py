@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalreg.engine.migrate import StepContext
+from evalreg import StepContext
 from evalreg.errors import MigrationError
 from evalreg.stepkit import clone
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalreg.engine.migrate import Param, StepContext
+from evalreg import Param, StepContext
 from evalreg.errors import MigrationError
 from evalreg.stepkit import clone
 
