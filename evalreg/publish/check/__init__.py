@@ -2,15 +2,13 @@
 
 from evalreg.publish.check.compose import (
     BumpLevel,
-    CheckReport,
-    Finding,
     GenerationError,
-    Severity,
     bump_level,
     check_directories,
     check_registry,
     record_strategy,
 )
+from evalreg.publish.check.report import CheckReport, Finding, Severity
 
 __all__ = [
     "BumpLevel",

@@ -23,7 +23,6 @@ from __future__ import annotations
 import copy
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import partial
 from itertools import pairwise
 from pathlib import Path
@@ -32,6 +31,7 @@ from urllib.parse import urldefrag, urljoin
 
 from evalreg.defaults import DEFAULT_EXAMPLES
 from evalreg.errors import EvalregError, NoMigrationPathError, RegistryError
+from evalreg.publish.check.report import CheckReport, Finding, Run, Severity
 from evalreg.registry.manifest import Versioning, versioning
 from evalreg.registry.versions import match_version, parse_version
 
@@ -44,95 +44,8 @@ if TYPE_CHECKING:
     from evalreg.engine.steps import Step, StepModule, StepSet
 
 
-Severity = Literal["error", "warning", "note"]
 BumpLevel = Literal["major", "minor", "patch"]
 _MAX_SHOWN = 3
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One result of a check: what is wrong (or worth knowing), and where."""
-
-    severity: Severity
-    check: str
-    """Which check: load, versioning, metaschema, refs, lock, amendment, draft, step, path,
-    exercise, missing-step, bump or exception."""
-    message: str
-    family: str | None = None
-    version: str | None = None
-    path: str = ""
-    example: Any = None
-    """For `exercise`: the smallest record (valid at the step's source) that the step fails on."""
-
-    def __str__(self) -> str:
-        where = " ".join(p for p in (self.family, self.version) if p)
-        return f"{self.severity}: {where + ': ' if where else ''}{self.check}: {self.message}"
-
-    def to_json(self) -> dict[str, Any]:
-        """Return the finding as a JSON-able dict."""
-        found: dict[str, Any] = {
-            "severity": self.severity,
-            "check": self.check,
-            "family": self.family,
-            "version": self.version,
-            "path": self.path,
-            "message": self.message,
-        }
-        if self.example is not None:
-            found["example"] = self.example
-        return found
-
-
-@dataclass(frozen=True)
-class CheckReport:
-    """Every finding of a check, and how much was checked."""
-
-    findings: tuple[Finding, ...]
-    families: tuple[str, ...] = ()
-    schemas: int = 0
-    steps: int = 0
-    """Step moves exercised (upgrades, and downgrades where a step defines one)."""
-    records: int = 0
-    """Generated records run through steps."""
-
-    @property
-    def errors(self) -> tuple[Finding, ...]:
-        """Return the findings that fail the check."""
-        return tuple(f for f in self.findings if f.severity == "error")
-
-    @property
-    def warnings(self) -> tuple[Finding, ...]:
-        """Return the findings that do not fail the check but need attention."""
-        return tuple(f for f in self.findings if f.severity == "warning")
-
-    @property
-    def ok(self) -> bool:
-        """Return whether every check holds (no errors)."""
-        return not self.errors
-
-    def summary(self) -> str:
-        """Return one line: what was checked and how many problems were found."""
-        notes = len(self.findings) - len(self.errors) - len(self.warnings)
-        return (
-            f"{len(self.families)} families, {self.schemas} schemas, {self.steps} step moves "
-            f"exercised on {self.records} generated records: {_count(len(self.errors), 'error')}, "
-            f"{_count(len(self.warnings), 'warning')}, {_count(notes, 'note')}"
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        """Return the report as a JSON-able dict."""
-        return {
-            "ok": self.ok,
-            "families": list(self.families),
-            "schemas": self.schemas,
-            "steps": self.steps,
-            "records": self.records,
-            "findings": [f.to_json() for f in self.findings],
-        }
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def bump_level(old: str, new: str) -> BumpLevel:
@@ -607,32 +520,7 @@ def _first_line(err: BaseException) -> str:
 # -- the checks --------------------------------------------------------------------------------
 
 
-@dataclass
-class _Run:
-    registry: Registry
-    examples: int
-    seed: int | None
-    findings: list[Finding] = field(default_factory=list)
-    schemas: int = 0
-    steps: int = 0
-    records: int = 0
-    generation_available: bool = True
-    strategies: dict[tuple[str, str], SearchStrategy[Any]] = field(default_factory=dict)
-
-    def add(
-        self,
-        severity: Severity,
-        check: str,
-        message: str,
-        family: str | None = None,
-        version: str | None = None,
-        path: str | os.PathLike[str] = "",
-        example: Any = None,
-    ) -> None:
-        self.findings.append(Finding(severity, check, message, family, version, str(path), example))
-
-
-def _metaschema(run: _Run, family: str, version: str) -> None:
+def _metaschema(run: Run, family: str, version: str) -> None:
     from jsonschema.exceptions import best_match
     from jsonschema.validators import Draft202012Validator, validator_for
 
@@ -674,7 +562,7 @@ def _metaschema(run: _Run, family: str, version: str) -> None:
         run.add("error", "refs", str(err), family, version, entry.path)
 
 
-def _lock(run: _Run, family: str) -> None:
+def _lock(run: Run, family: str) -> None:
     from evalreg.registry.lock import amendments, drafts, lock_errors
 
     try:
@@ -698,7 +586,7 @@ def _lock(run: _Run, family: str) -> None:
         run.add("error", "lock", str(err), family, None, err.path)
 
 
-def _steps(run: _Run, family: str) -> StepSet:
+def _steps(run: Run, family: str) -> StepSet:
     from evalreg.engine.steps import StepSet, load_step
 
     versions = run.registry.versions(family)
@@ -728,7 +616,7 @@ def _steps(run: _Run, family: str) -> StepSet:
     return StepSet.build(family, versions, modules.values())
 
 
-def _paths(run: _Run, family: str, steps: StepSet) -> None:
+def _paths(run: Run, family: str, steps: StepSet) -> None:
     versions = run.registry.versions(family)
     if not versions:
         return
@@ -754,7 +642,7 @@ def _describe(changes: Sequence[Any]) -> str:
     return shown + more
 
 
-def _diffs(run: _Run, family: str, settings: Versioning) -> list[tuple[str, str, SchemaDiff]]:
+def _diffs(run: Run, family: str, settings: Versioning) -> list[tuple[str, str, SchemaDiff]]:
     from evalreg.diff import diff_schemas
 
     versions = run.registry.versions(family)
@@ -776,7 +664,7 @@ def _diffs(run: _Run, family: str, settings: Versioning) -> list[tuple[str, str,
     return found
 
 
-def _history(run: _Run, family: str, steps: StepSet, settings: Versioning) -> None:
+def _history(run: Run, family: str, steps: StepSet, settings: Versioning) -> None:
     from evalreg.diff import BACKWARD
 
     manifest_path = run.registry.manifest(family).path
@@ -844,7 +732,7 @@ def _history(run: _Run, family: str, steps: StepSet, settings: Versioning) -> No
             )
 
 
-def _exercise_all(run: _Run, family: str, steps: StepSet) -> None:
+def _exercise_all(run: Run, family: str, steps: StepSet) -> None:
     if run.examples <= 0 or not steps.modules:
         return
     if not run.generation_available:
@@ -868,7 +756,7 @@ def _exercise_all(run: _Run, family: str, steps: StepSet) -> None:
         run.findings += found
 
 
-def _check_family(run: _Run, family: str) -> None:
+def _check_family(run: Run, family: str) -> None:
     try:
         settings = versioning(run.registry.manifest(family))
     except RegistryError as err:
@@ -902,7 +790,7 @@ def check_registry(
     names = sorted(set(registry.families() if families is None else families))
     for name in names:
         registry.manifest(name)
-    run = _Run(registry, examples, seed)
+    run = Run(registry, examples, seed)
     if examples <= 0:
         run.add("warning", "exercise", "steps not exercised (0 examples asked for)")
     for family in names:
