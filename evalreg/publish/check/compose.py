@@ -30,9 +30,10 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 from urllib.parse import urldefrag, urljoin
 
 from evalreg.defaults import DEFAULT_EXAMPLES
-from evalreg.errors import EvalregError, NoMigrationPathError, RegistryError
+from evalreg.errors import EvalregError, RegistryError
 from evalreg.publish.check.report import CheckReport, Finding, Run, Severity
 from evalreg.publish.check.schemas import check_lock, check_schema
+from evalreg.publish.check.steps import check_paths, load_steps
 from evalreg.registry.manifest import Versioning, versioning
 from evalreg.registry.versions import match_version, parse_version
 
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
 
     from evalreg.diff import SchemaDiff
     from evalreg.engine.registry import Registry
-    from evalreg.engine.steps import Step, StepModule, StepSet
+    from evalreg.engine.steps import Step, StepSet
 
 
 BumpLevel = Literal["major", "minor", "patch"]
@@ -521,56 +522,6 @@ def _first_line(err: BaseException) -> str:
 # -- the checks --------------------------------------------------------------------------------
 
 
-def _steps(run: Run, family: str) -> StepSet:
-    from evalreg.engine.steps import StepSet, load_step
-
-    versions = run.registry.versions(family)
-    modules: dict[tuple[str, str], StepModule] = {}
-    for path in run.registry.step_files(family):
-        try:
-            module = load_step(path, family, versions)
-        except RegistryError as err:
-            run.add("error", "step", err.detail, family, None, path)
-            continue
-        key = (module.source, module.target)
-        if key in modules:
-            message = f"duplicate step {key[0]} -> {key[1]}: also {modules[key].path}"
-            run.add("error", "step", message, family, module.target, path)
-            continue
-        modules[key] = module
-        if module.doc.startswith("TODO"):
-            run.add(
-                "warning",
-                "step",
-                "the step is still the template from `evalreg new-version`: fill in upgrade() "
-                "and say in its docstring what it does",
-                family,
-                module.target,
-                path,
-            )
-    return StepSet.build(family, versions, modules.values())
-
-
-def _paths(run: Run, family: str, steps: StepSet) -> None:
-    versions = run.registry.versions(family)
-    if not versions:
-        return
-    latest = versions[-1]
-    for index, version in enumerate(versions[:-1]):
-        try:
-            steps.plan(version, latest)
-        except NoMigrationPathError:
-            following = versions[index + 1]
-            run.add(
-                "error",
-                "path",
-                f"no chain of steps leads from {version} to the latest version {latest}; "
-                f"add a step such as migrations/{family}/{version}_to_{following}.py",
-                family,
-                version,
-            )
-
-
 def _describe(changes: Sequence[Any]) -> str:
     shown = "; ".join(f"{c.path or '/'}: {c.kind}" for c in changes[:_MAX_SHOWN])
     more = f"; and {len(changes) - _MAX_SHOWN} more" if len(changes) > _MAX_SHOWN else ""
@@ -701,8 +652,8 @@ def _check_family(run: Run, family: str) -> None:
         run.schemas += 1
         check_schema(run, family, version)
     check_lock(run, family)
-    steps = _steps(run, family)
-    _paths(run, family, steps)
+    steps = load_steps(run, family)
+    check_paths(run, family, steps)
     _history(run, family, steps, settings)
     _exercise_all(run, family, steps)
 
