@@ -1,13 +1,12 @@
 """Checking a registry end to end before it ships."""
 
 from evalreg.publish.check.compose import (
-    BumpLevel,
     GenerationError,
-    bump_level,
     check_directories,
     check_registry,
     record_strategy,
 )
+from evalreg.publish.check.history import BumpLevel, bump_level
 from evalreg.publish.check.report import CheckReport, Finding, Severity
 
 __all__ = [

@@ -24,41 +24,24 @@ import copy
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
-from itertools import pairwise
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urldefrag, urljoin
 
 from evalreg.defaults import DEFAULT_EXAMPLES
 from evalreg.errors import EvalregError, RegistryError
+from evalreg.publish.check.history import check_history
 from evalreg.publish.check.report import CheckReport, Finding, Run, Severity
 from evalreg.publish.check.schemas import check_lock, check_schema
 from evalreg.publish.check.steps import check_paths, load_steps
 from evalreg.registry.manifest import Versioning, versioning
-from evalreg.registry.versions import match_version, parse_version
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
     from referencing._core import Resolver
 
-    from evalreg.diff import SchemaDiff
     from evalreg.engine.registry import Registry
     from evalreg.engine.steps import Step, StepSet
-
-
-BumpLevel = Literal["major", "minor", "patch"]
-_MAX_SHOWN = 3
-
-
-def bump_level(old: str, new: str) -> BumpLevel:
-    """Return which part of the version number changed first from `old` to `new`."""
-    a = (*parse_version(old).release, 0, 0, 0)
-    b = (*parse_version(new).release, 0, 0, 0)
-    if a[0] != b[0]:
-        return "major"
-    if a[1] != b[1]:
-        return "minor"
-    return "patch"
 
 
 # -- generated records -------------------------------------------------------------------------
@@ -522,102 +505,6 @@ def _first_line(err: BaseException) -> str:
 # -- the checks --------------------------------------------------------------------------------
 
 
-def _describe(changes: Sequence[Any]) -> str:
-    shown = "; ".join(f"{c.path or '/'}: {c.kind}" for c in changes[:_MAX_SHOWN])
-    more = f"; and {len(changes) - _MAX_SHOWN} more" if len(changes) > _MAX_SHOWN else ""
-    return shown + more
-
-
-def _diffs(run: Run, family: str, settings: Versioning) -> list[tuple[str, str, SchemaDiff]]:
-    from evalreg.diff import diff_schemas
-
-    versions = run.registry.versions(family)
-    found = []
-    for old, new in pairwise(versions):
-        try:
-            diff = diff_schemas(
-                run.registry.entry(family, old).document,
-                run.registry.entry(family, new).document,
-                registry=run.registry.referencing_registry(),
-                policy=settings.policy,
-                old_label=old,
-                new_label=new,
-            )
-        except (ValueError, EvalregError) as err:
-            run.add("error", "refs", f"cannot compare {old} with {new}: {err}", family, new)
-            continue
-        found.append((old, new, diff))
-    return found
-
-
-def _history(run: Run, family: str, steps: StepSet, settings: Versioning) -> None:
-    from evalreg.diff import BACKWARD
-
-    manifest_path = run.registry.manifest(family).path
-    direct = {(m.source, m.target) for m in steps.modules}
-    used: set[str] = set()
-    for old, new, diff in _diffs(run, family, settings):
-        breaking = [c for c in diff.changes if BACKWARD in c.breaks]
-        if not breaking:
-            continue
-        if (old, new) not in direct:
-            run.add(
-                "error",
-                "missing-step",
-                f"{old} -> {new} breaks BACKWARD ({_describe(breaking)}) but there is no step "
-                f"between them; add migrations/{family}/{old}_to_{new}.py",
-                family,
-                new,
-            )
-        level = bump_level(old, new)
-        if level != "patch":
-            continue
-        exception = match_version(new, settings.exceptions)
-        if exception is not None:
-            used.add(exception)
-            reason = settings.exceptions[exception]
-            run.add(
-                "note",
-                "bump",
-                f"{old} -> {new} breaks BACKWARD in a patch release; accepted as a known "
-                f"exception{': ' + reason if reason else ''}",
-                family,
-                new,
-                manifest_path,
-            )
-            continue
-        run.add(
-            settings.bump_check,
-            "bump",
-            f"{old} -> {new} is a patch bump but breaks BACKWARD ({_describe(breaking)}); "
-            "bump the minor or major version instead, or list it under "
-            f"versioning.exceptions in {manifest_path}",
-            family,
-            new,
-            manifest_path,
-        )
-    versions = run.registry.versions(family)
-    for version in settings.exceptions:
-        if match_version(version, versions) is None:
-            run.add(
-                "error",
-                "exception",
-                f"versioning.exceptions lists {version}, which is not a version of {family}",
-                family,
-                version,
-                manifest_path,
-            )
-        elif version not in used:
-            run.add(
-                "warning",
-                "exception",
-                f"versioning.exceptions lists {version}, but its bump follows the diff; remove it",
-                family,
-                version,
-                manifest_path,
-            )
-
-
 def _exercise_all(run: Run, family: str, steps: StepSet) -> None:
     if run.examples <= 0 or not steps.modules:
         return
@@ -654,7 +541,7 @@ def _check_family(run: Run, family: str) -> None:
     check_lock(run, family)
     steps = load_steps(run, family)
     check_paths(run, family, steps)
-    _history(run, family, steps, settings)
+    check_history(run, family, steps, settings)
     _exercise_all(run, family, steps)
 
 
