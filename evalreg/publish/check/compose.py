@@ -1,40 +1,15 @@
-"""Checking a registry end to end before it ships.
-
-`check_registry` verifies, family by family: every schema against its metaschema and its
-`$ref`s; released schemas against `registry.lock`; every step module (its `FROM`/`TO`, its file
-name); that every version reaches the latest through steps; that every step turns generated
-records valid at its source into records valid at its target; that every pair of consecutive
-versions whose diff breaks BACKWARD has a step between them; and that version numbers follow the
-diffs (a change that breaks BACKWARD needs a minor or major bump).
-
-The manifest key `versioning` tunes the last check:
-
-    versioning:
-      bump_check: error          # or warning
-      exceptions:                # versions whose bump is known not to follow the diff
-        "0.2.1": added a required field in a patch release
-      policy: lenient            # diff policy: lenient or strict
-
-Findings are plain values; nothing here prints or exits.
-"""
+"""Records generated at a version of a registry, and the exercise of steps on them."""
 
 from __future__ import annotations
 
 import copy
-import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urldefrag, urljoin
 
-from evalreg.defaults import DEFAULT_EXAMPLES
-from evalreg.errors import EvalregError, RegistryError
-from evalreg.publish.check.history import check_history
-from evalreg.publish.check.report import CheckReport, Finding, Run, Severity
-from evalreg.publish.check.schemas import check_lock, check_schema
-from evalreg.publish.check.steps import check_paths, load_steps
-from evalreg.registry.manifest import Versioning, versioning
+from evalreg.errors import EvalregError
+from evalreg.publish.check.report import Finding, Run, Severity
 
 if TYPE_CHECKING:
     from hypothesis.strategies import SearchStrategy
@@ -527,78 +502,3 @@ def _exercise_all(run: Run, family: str, steps: StepSet) -> None:
         run.steps += 1
         run.records += count
         run.findings += found
-
-
-def _check_family(run: Run, family: str) -> None:
-    try:
-        settings = versioning(run.registry.manifest(family))
-    except RegistryError as err:
-        run.add("error", "versioning", err.detail, family, None, err.path)
-        settings = Versioning()
-    for version in run.registry.versions(family):
-        run.schemas += 1
-        check_schema(run, family, version)
-    check_lock(run, family)
-    steps = load_steps(run, family)
-    check_paths(run, family, steps)
-    check_history(run, family, steps, settings)
-    _exercise_all(run, family, steps)
-
-
-def check_registry(
-    registry: Registry,
-    families: Iterable[str] | None = None,
-    *,
-    examples: int = DEFAULT_EXAMPLES,
-    seed: int | None = None,
-) -> CheckReport:
-    """Check every family of a registry (or those named) end to end.
-
-    `examples` records are generated per step and direction (0 skips exercising the steps).
-    Without `seed`, generation is derandomized: the same registry gives the same findings.
-
-    Raises:
-        UnknownFamilyError: a family in `families` is unknown.
-    """
-    names = sorted(set(registry.families() if families is None else families))
-    for name in names:
-        registry.manifest(name)
-    run = Run(registry, examples, seed)
-    if examples <= 0:
-        run.add("warning", "exercise", "steps not exercised (0 examples asked for)")
-    for family in names:
-        _check_family(run, family)
-    return CheckReport(tuple(run.findings), tuple(names), run.schemas, run.steps, run.records)
-
-
-def check_directories(
-    paths: Iterable[str | os.PathLike[str]] | None = None,
-    *,
-    only: Iterable[str | os.PathLike[str]] | None = None,
-    families: Iterable[str] | None = None,
-    examples: int = DEFAULT_EXAMPLES,
-    seed: int | None = None,
-) -> CheckReport:
-    """Load the registry (built-in, `EVALREG_PATH`, `paths`) and check it; never raises on it.
-
-    With `only`, those directories are loaded too and only their families are checked. A
-    registry that cannot be loaded at all is reported as one `load` error.
-
-    Raises:
-        UnknownFamilyError: a family in `families` is unknown.
-    """
-    from evalreg.engine.registry import load_registry
-
-    only_dirs = [Path(p).resolve() for p in only or ()]
-    try:
-        registry = load_registry([*(paths or ()), *only_dirs], verify=False)
-    except EvalregError as err:
-        return CheckReport((Finding("error", "load", str(err), path=getattr(err, "path", "")),))
-    names = list(registry.families() if families is None else families)
-    if only_dirs:
-        names = [
-            name
-            for name in names
-            if Path(registry.manifest(name).path).resolve().parent.parent in only_dirs
-        ]
-    return check_registry(registry, names, examples=examples, seed=seed)
