@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from evalreg.defaults import DEFAULT_EXAMPLES
 from evalreg.errors import EvalregError, RegistryError
-from evalreg.publish.check.compose import _exercise_all
+from evalreg.publish.check.exercise import exercise_steps
 from evalreg.publish.check.history import check_history
 from evalreg.publish.check.report import CheckReport, Finding, Run
 from evalreg.publish.check.schemas import check_lock, check_schema
@@ -37,7 +37,7 @@ def _check_family(run: Run, family: str) -> None:
     steps = load_steps(run, family)
     check_paths(run, family, steps)
     check_history(run, family, steps, settings)
-    _exercise_all(run, family, steps)
+    exercise_steps(run, family, steps)
 
 
 def check_registry(
