@@ -19,7 +19,7 @@ Findings are plain values; nothing here prints or exits.
 """
 
 from evalreg.publish.check.checker import check_directories, check_registry
-from evalreg.publish.check.compose import GenerationError, record_strategy
+from evalreg.publish.check.generate import GenerationError, record_strategy
 from evalreg.publish.check.history import BumpLevel, bump_level
 from evalreg.publish.check.report import CheckReport, Finding, Severity
 

@@ -10,7 +10,7 @@ import copy
 from typing import TYPE_CHECKING, Any
 
 from evalreg.errors import EvalregError
-from evalreg.publish.check.compose import GenerationError, record_strategy
+from evalreg.publish.check.generate import GenerationError, record_strategy
 from evalreg.publish.check.report import Finding, Run, Severity
 
 if TYPE_CHECKING:
