@@ -16,6 +16,12 @@ The manifest key `versioning` tunes the last check:
       policy: lenient            # diff policy: lenient or strict
 
 Findings are plain values; nothing here prints or exits.
+
+`checker` holds the entry points and runs the checks family by family: `schemas` (metaschema,
+refs, lock, amendments, drafts), `steps` (step modules, paths to the latest version), `history`
+(missing steps, bumps, exceptions) and `exercise` (steps run on records from `generate`, which
+inlines `$ref`s and hands the schema to `compose`). Each check adds findings to the `Run` of
+`report`, which also holds `Finding` and `CheckReport`.
 """
 
 from evalreg.publish.check.checker import check_directories, check_registry
