@@ -21,10 +21,9 @@ from evalreg.publish.check import (
     check_directories,
     check_registry,
     record_strategy,
-    versioning,
 )
 from evalreg.registry.lock import release
-from evalreg.registry.manifest import parse_manifest
+from evalreg.registry.manifest import parse_manifest, versioning
 
 from .conftest import DEMO_MANIFEST, RegistryFactory
 
