@@ -19,7 +19,6 @@ name; the removal and the addition keep their own verdicts, since a rename break
 from __future__ import annotations
 
 import itertools
-import json
 import operator
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -32,6 +31,24 @@ from deepdiff import DeepDiff
 from referencing import Registry
 from referencing.exceptions import Unresolvable
 
+from evalreg.diff._schema import (
+    ANNOTATIONS,
+    DESCRIPTIVE,
+    EMPTY,
+    HANDLED,
+    KNOWN,
+    RAW_ONLY,
+    as_list,
+    as_mapping,
+    child_path,
+    json_key,
+    ordered_keys,
+    pick,
+    required_names,
+    same_json,
+    short,
+    validates,
+)
 from evalreg.errors import SchemaDiffError
 
 if TYPE_CHECKING:
@@ -85,39 +102,12 @@ _ONLY_BACKWARD: Final = frozenset({BACKWARD})
 _ONLY_FORWARD: Final = frozenset({FORWARD})
 _INFORMATIONAL: Final = frozenset({"description-changed", "annotation-changed"})
 
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-_DESCRIPTIVE: Final = frozenset({"title", "description"})
-_ANNOTATIONS: Final = _words(
-    "$comment default examples deprecated readOnly writeOnly contentMediaType contentEncoding "
-    "contentSchema"
-)
-# Identity and storage keywords: they do not constrain the instance where they stand.
-_STRUCTURAL: Final = _words(
-    "$schema $id $anchor $dynamicAnchor $recursiveAnchor $defs definitions $vocabulary $ref"
-)
-_HANDLED: Final = _words(
-    "type enum const properties required additionalProperties patternProperties minProperties "
-    "maxProperties items prefixItems additionalItems minItems maxItems uniqueItems minLength "
-    "maxLength pattern format minimum maximum exclusiveMinimum exclusiveMaximum multipleOf "
-    "allOf anyOf oneOf not if then else"
-)
-# Validation keywords compared only as raw values: any difference is reported as undecided.
-_RAW_ONLY: Final = _words(
-    "propertyNames dependencies dependentRequired dependentSchemas unevaluatedProperties "
-    "unevaluatedItems contains minContains maxContains $dynamicRef $recursiveRef"
-)
-_KNOWN: Final = _DESCRIPTIVE | _ANNOTATIONS | _STRUCTURAL | _HANDLED | _RAW_ONLY
 _ALL_TYPES: Final = frozenset({"null", "boolean", "object", "array", "number", "string"})
 _MAX_DEPTH: Final = 200
 # A removed and an added property are a probable rename when they share this much structure.
 _RENAME_SIMILARITY: Final = Fraction(4, 5)
 _RENAME_MIN_MEMBERS: Final = 3
 _SHAPE_DEPTH: Final = 8
-_EMPTY: Final[Mapping[str, Any]] = {}
 
 
 @dataclass(frozen=True)
@@ -309,7 +299,7 @@ def diff_schemas(
         )
     differ.compare(old, old_side, new, new_side, "")
     # Sibling branches that share a subschema report the same change more than once.
-    unique = {_key(change.to_json()): change for change in differ.changes}
+    unique = {json_key(change.to_json()): change for change in differ.changes}
     return SchemaDiff(old_label, new_label, tuple(unique.values()), policy)
 
 
@@ -509,15 +499,15 @@ class _Differ:
             seen.append(id(resolved.contents))
             target = resolved.contents
             siblings = {key: value for key, value in schema.items() if key != "$ref"}
-            validating = {k: v for k, v in siblings.items() if k in _HANDLED | _RAW_ONLY}
-            notes = {k: v for k, v in siblings.items() if k in _DESCRIPTIVE}
+            validating = {k: v for k, v in siblings.items() if k in HANDLED | RAW_ONLY}
+            notes = {k: v for k, v in siblings.items() if k in DESCRIPTIVE}
             if validating and not side.legacy_refs:
                 # Keywords beside the reference apply too: fold them into the target when that
                 # cannot change their meaning, else keep both as an allOf.
                 foldable = (
                     isinstance(target, Mapping)
                     and not target.keys() & (validating.keys() | {"$ref"})
-                    and '"$ref"' not in _key(validating)
+                    and '"$ref"' not in json_key(validating)
                 )
                 if foldable:
                     joined = {**target, **validating, **notes}
@@ -529,7 +519,7 @@ class _Differ:
             schema = target
             side = replace(side, resolver=resolved.resolver)
         if schema is True:
-            return _EMPTY, side
+            return EMPTY, side
         return schema, side
 
     def _compare(self, old: Any, old_side: _Side, new: Any, new_side: _Side, path: str) -> None:
@@ -573,7 +563,7 @@ class _Differ:
     def _compare_degenerate(self, old: Any, new: Any, path: str) -> None:
         """Compare where a side is ``false`` (accepts nothing) or not a schema at all."""
         if not isinstance(old, (Mapping, bool)) or not isinstance(new, (Mapping, bool)):
-            if _key(old) != _key(new):
+            if json_key(old) != json_key(new):
                 self.emit(
                     path,
                     "unknown",
@@ -608,15 +598,17 @@ class _Differ:
     # -- annotations ---------------------------------------------------------------------------
 
     def _annotations(self, old: Mapping[str, Any], new: Mapping[str, Any], path: str) -> None:
-        for keyword in _ordered_keys(old, new):
-            if keyword in _KNOWN and keyword not in _DESCRIPTIVE | _ANNOTATIONS:
+        for keyword in ordered_keys(old, new):
+            if keyword in KNOWN and keyword not in DESCRIPTIVE | ANNOTATIONS:
                 continue
-            if _same(old.get(keyword), new.get(keyword)) and (keyword in old) == (keyword in new):
+            if same_json(old.get(keyword), new.get(keyword)) and (keyword in old) == (
+                keyword in new
+            ):
                 continue
-            before, after = _pick(old, keyword), _pick(new, keyword)
-            if keyword in _DESCRIPTIVE:
+            before, after = pick(old, keyword), pick(new, keyword)
+            if keyword in DESCRIPTIVE:
                 self.emit(path, "description-changed", before, after, _NONE, "informational")
-            elif keyword in _ANNOTATIONS:
+            elif keyword in ANNOTATIONS:
                 self.emit(
                     path, "annotation-changed", before, after, _NONE, "annotation; not validated"
                 )
@@ -695,8 +687,8 @@ class _Differ:
                     f"values are no longer restricted by {keyword}; old readers reject others",
                 )
             return
-        old_keys = {_key(value) for value in old_values}
-        new_keys = {_key(value) for value in new_values}
+        old_keys = {json_key(value) for value in old_values}
+        new_keys = {json_key(value) for value in new_values}
         added = new_keys - old_keys
         removed = old_keys - new_keys
         if not added and not removed:
@@ -741,13 +733,13 @@ class _Differ:
         new_side: _Side,
         path: str,
     ) -> None:
-        old_props = _mapping(old.get("properties"))
-        new_props = _mapping(new.get("properties"))
-        old_required = _required(old)
-        new_required = _required(new)
+        old_props = as_mapping(old.get("properties"))
+        new_props = as_mapping(new.get("properties"))
+        old_required = required_names(old)
+        new_required = required_names(new)
         renamed = self._renames(old_props, old_side, new_props, new_side)
-        for name in _ordered_keys(old_props, new_props):
-            child = _child(path, name)
+        for name in ordered_keys(old_props, new_props):
+            child = child_path(path, name)
             if name in old_props and name in new_props:
                 self.compare(old_props[name], old_side, new_props[name], new_side, child)
             elif name in new_props:
@@ -758,7 +750,7 @@ class _Differ:
                     self.emit(
                         child,
                         "property-renamed",
-                        _child(path, was),
+                        child_path(path, was),
                         child,
                         _NONE,
                         f"probable rename: {was} -> {name}, compared below",
@@ -770,7 +762,7 @@ class _Differ:
         one_sided = old_props.keys() ^ new_props.keys()
         for name in sorted(new_required - old_required - one_sided):
             self.emit(
-                _child(path, name),
+                child_path(path, name),
                 "required-added",
                 False,
                 True,
@@ -779,7 +771,7 @@ class _Differ:
             )
         for name in sorted(old_required - new_required - one_sided):
             self.emit(
-                _child(path, name),
+                child_path(path, name),
                 "required-removed",
                 True,
                 False,
@@ -837,17 +829,17 @@ class _Differ:
             if not isinstance(node, Mapping) or id(node) in seen or len(seen) >= _SHAPE_DEPTH:
                 return
             seen |= {id(node)}
-            names = _required(node)
-            for name, sub in _mapping(node.get("properties")).items():
-                child = _child(prefix, name)
+            names = required_names(node)
+            for name, sub in as_mapping(node.get("properties")).items():
+                child = child_path(prefix, name)
                 members.add(child)
                 if name in names:
                     required.add(child)
                 walk(sub, node_side, child, seen)
             items = node.get("items")
             if isinstance(items, Mapping):
-                walk(items, node_side, _child(prefix, "*"), seen)
-            for part in _list(node.get("allOf")):
+                walk(items, node_side, child_path(prefix, "*"), seen)
+            for part in as_list(node.get("allOf")):
                 walk(part, node_side, prefix, seen)
 
         walk(schema, side, "", frozenset())
@@ -865,7 +857,7 @@ class _Differ:
         schema = new["properties"][name]
         old_rule, rule_text = _member_rule(old, name)
         value_breaks, undecided, _ = self.probe(old_rule, old_side, schema, new_side, path)
-        was_required, now_required = name in _required(old), name in _required(new)
+        was_required, now_required = name in required_names(old), name in required_names(new)
         reasons: list[str] = []
         contested = not was_required and not now_required
         if contested and self.policy == "lenient":
@@ -903,7 +895,7 @@ class _Differ:
         schema = old["properties"][name]
         new_rule, rule_text = _member_rule(new, name)
         value_breaks, undecided, _ = self.probe(schema, old_side, new_rule, new_side, path)
-        was_required, now_required = name in _required(old), name in _required(new)
+        was_required, now_required = name in required_names(old), name in required_names(new)
         contested = not was_required and not now_required
         if contested and self.policy == "lenient":
             breaks = value_breaks & _ONLY_BACKWARD
@@ -941,7 +933,7 @@ class _Differ:
         old_kind = _openness(self.resolve(old_rule, old_side)[0])
         new_kind = _openness(self.resolve(new_rule, new_side)[0])
         if old_kind == new_kind == "schema":
-            self.compare(old_rule, old_side, new_rule, new_side, _child(path, "*"))
+            self.compare(old_rule, old_side, new_rule, new_side, child_path(path, "*"))
             return
         if old_kind == new_kind:
             return
@@ -975,10 +967,10 @@ class _Differ:
         new_side: _Side,
         path: str,
     ) -> None:
-        old_patterns = _mapping(old.get("patternProperties"))
-        new_patterns = _mapping(new.get("patternProperties"))
-        for pattern in _ordered_keys(old_patterns, new_patterns):
-            child = _child(path, f"<{pattern}>")
+        old_patterns = as_mapping(old.get("patternProperties"))
+        new_patterns = as_mapping(new.get("patternProperties"))
+        for pattern in ordered_keys(old_patterns, new_patterns):
+            child = child_path(path, f"<{pattern}>")
             if pattern in old_patterns and pattern in new_patterns:
                 self.compare(
                     old_patterns[pattern], old_side, new_patterns[pattern], new_side, child
@@ -1012,13 +1004,13 @@ class _Differ:
         for index in range(max(len(old_prefix), len(new_prefix))):
             old_item = old_prefix[index] if index < len(old_prefix) else old_rest
             new_item = new_prefix[index] if index < len(new_prefix) else new_rest
-            self.compare(old_item, old_side, new_item, new_side, _child(path, str(index)))
-        self.compare(old_rest, old_side, new_rest, new_side, _child(path, "*"))
+            self.compare(old_item, old_side, new_item, new_side, child_path(path, str(index)))
+        self.compare(old_rest, old_side, new_rest, new_side, child_path(path, "*"))
         self._counts(old, new, path, ("minItems", "maxItems"))
         old_unique = old.get("uniqueItems") is True
         new_unique = new.get("uniqueItems") is True
         if old_unique != new_unique:
-            before, after = _pick(old, "uniqueItems"), _pick(new, "uniqueItems")
+            before, after = pick(old, "uniqueItems"), pick(new, "uniqueItems")
             if new_unique:
                 self.emit(
                     path,
@@ -1102,7 +1094,7 @@ class _Differ:
         tightened: bool | None,
     ) -> None:
         """Report a changed constraint; ``tightened=None`` means it cannot be ordered."""
-        before, after = _pick(old, *keywords), _pick(new, *keywords)
+        before, after = pick(old, *keywords), pick(new, *keywords)
         names = "/".join(keywords)
         note = (
             " (format is checked only where the validator asserts formats)"
@@ -1139,8 +1131,8 @@ class _Differ:
             )
 
     def _raw_only(self, old: Mapping[str, Any], new: Mapping[str, Any], path: str) -> None:
-        for keyword in _ordered_keys(old, new):
-            if keyword not in _RAW_ONLY or _same(old.get(keyword), new.get(keyword)):
+        for keyword in ordered_keys(old, new):
+            if keyword not in RAW_ONLY or same_json(old.get(keyword), new.get(keyword)):
                 continue
             if keyword in old and keyword in new:
                 changed = ", ".join(DeepDiff(old[keyword], new[keyword]).affected_paths)
@@ -1150,8 +1142,8 @@ class _Differ:
             self.emit(
                 path,
                 "unknown",
-                _pick(old, keyword),
-                _pick(new, keyword),
+                pick(old, keyword),
+                pick(new, keyword),
                 _BOTH,
                 f"{keyword} changed{where}; this keyword is compared only as written",
                 undecided=True,
@@ -1174,7 +1166,7 @@ class _Differ:
             return False
         if len(old_kinds) == 1 and not new_kinds:
             kind = old_kinds[0]
-            if not _validates(new):
+            if not validates(new):
                 self._branches_one_sided(kind, old[kind], None, path, added=False)
                 return True
             branches = self._with_base(old, kind)
@@ -1183,7 +1175,7 @@ class _Differ:
             return True
         if len(new_kinds) == 1 and not old_kinds:
             kind = new_kinds[0]
-            if not _validates(old):
+            if not validates(old):
                 self._branches_one_sided(kind, None, new[kind], path, added=True)
                 return True
             branches = self._with_base(new, kind)
@@ -1243,9 +1235,9 @@ class _Differ:
 
     def _bare(self, schema: Mapping[str, Any]) -> Mapping[str, Any]:
         """Return ``schema`` without its annotations (the node already compared them)."""
-        if not schema.keys() & (_DESCRIPTIVE | _ANNOTATIONS):
+        if not schema.keys() & (DESCRIPTIVE | ANNOTATIONS):
             return schema
-        bare = {k: v for k, v in schema.items() if k not in _DESCRIPTIVE | _ANNOTATIONS}
+        bare = {k: v for k, v in schema.items() if k not in DESCRIPTIVE | ANNOTATIONS}
         made: Mapping[str, Any] = self.make(("bare", id(schema)), bare)
         return made
 
@@ -1440,7 +1432,7 @@ class _Differ:
                     old_left.remove(i)
                     new_left.remove(j)
 
-        match(lambda i, j: _same(old_branches[i], new_branches[j]))
+        match(lambda i, j: same_json(old_branches[i], new_branches[j]))
         match(
             lambda i, j: (
                 _ref_of(old_branches[i]) is not None
@@ -1469,13 +1461,13 @@ class _Differ:
             return (frozenset() if schema is False else None), {}
         types = _types(schema)
         consts: dict[str, str] = {}
-        props = _mapping(schema.get("properties"))
-        for name in _required(schema) & props.keys():
+        props = as_mapping(schema.get("properties"))
+        for name in required_names(schema) & props.keys():
             prop, _ = self.resolve(props[name], side)
             values = _values(prop) if isinstance(prop, Mapping) else None
             if values is not None and len(values) == 1:
-                consts[name] = _key(values[0])
-        for part in _list(schema.get("allOf")):
+                consts[name] = json_key(values[0])
+        for part in as_list(schema.get("allOf")):
             part_types, part_consts = self._signature(part, side, seen)
             types = _meet(types, part_types)
             consts.update(part_consts)
@@ -1502,7 +1494,7 @@ class _Differ:
         new_side: _Side,
         path: str,
     ) -> None:
-        old_parts, new_parts = _list(old.get("allOf")), _list(new.get("allOf"))
+        old_parts, new_parts = as_list(old.get("allOf")), as_list(new.get("allOf"))
         if old_parts or new_parts:
             self._branch_lists("allOf", old_parts, old_side, "allOf", new_parts, new_side, path)
 
@@ -1559,7 +1551,7 @@ class _Differ:
     ) -> None:
         if "not" not in old and "not" not in new:
             return
-        before, after = _pick(old, "not"), _pick(new, "not")
+        before, after = pick(old, "not"), pick(new, "not")
         if "not" in old and "not" in new:
             breaks, undecided, changes = self.probe(
                 old["not"], old_side, new["not"], new_side, path
@@ -1613,19 +1605,14 @@ _OPENNESS_TEXT: Final = {
 def _openness(rule: Any) -> str:
     if rule is False:
         return "closed"
-    if rule is True or (isinstance(rule, Mapping) and not _validates(rule)):
+    if rule is True or (isinstance(rule, Mapping) and not validates(rule)):
         return "open"
     return "schema"
 
 
-def _validates(schema: Mapping[str, Any]) -> bool:
-    """Tell whether a schema has any keyword that can reject a value."""
-    return any(key in _HANDLED | _RAW_ONLY or key == "$ref" for key in schema)
-
-
 def _member_rule(schema: Mapping[str, Any], name: str) -> tuple[Any, str]:
     """Return the schema that governs an undeclared member ``name``, and where it comes from."""
-    for pattern, rule in _mapping(schema.get("patternProperties")).items():
+    for pattern, rule in as_mapping(schema.get("patternProperties")).items():
         try:
             if re.search(pattern, name):
                 return rule, f"patternProperties {pattern!r}"
@@ -1634,7 +1621,7 @@ def _member_rule(schema: Mapping[str, Any], name: str) -> tuple[Any, str]:
     rule = schema.get("additionalProperties", True)
     if rule is True:
         return True, "additionalProperties (absent: any value)"
-    return rule, f"additionalProperties {_short(rule)}"
+    return rule, f"additionalProperties {short(rule)}"
 
 
 def _member_reason(
@@ -1789,7 +1776,7 @@ def _values(schema: Mapping[str, Any]) -> list[Any] | None:
     if "const" in schema:
         const = schema["const"]
         # const and enum together allow the const only if the enum lists it.
-        keep = values is None or _key(const) in {_key(v) for v in values}
+        keep = values is None or json_key(const) in {json_key(v) for v in values}
         values = [const] if keep else []
     return values
 
@@ -1831,58 +1818,10 @@ def _fraction(value: Any) -> Fraction | None:
     return Fraction(str(value))
 
 
-def _required(schema: Mapping[str, Any]) -> set[str]:
-    required = schema.get("required")
-    if not isinstance(required, list):
-        return set()
-    return {name for name in required if isinstance(name, str)}
-
-
-def _pick(schema: Mapping[str, Any], *keywords: str) -> dict[str, Any]:
-    """Return the given keywords of ``schema`` that it has, with their values."""
-    return {keyword: schema[keyword] for keyword in keywords if keyword in schema}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else _EMPTY
-
-
-def _ordered_keys(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
-    """Return the keys of both mappings: the old order first, then the new-only keys."""
-    return list(old) + [key for key in new if key not in old]
-
-
 def _ref_of(schema: Any) -> str | None:
     if isinstance(schema, Mapping) and isinstance(schema.get("$ref"), str):
         return str(schema["$ref"])
     return None
-
-
-def _canonical(value: Any) -> Any:
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, list):
-        return [_canonical(item) for item in value]
-    if isinstance(value, Mapping):
-        return {str(k): _canonical(v) for k, v in value.items()}
-    return value
-
-
-def _key(value: Any) -> str:
-    """Return a text that is equal for equal JSON values (1 == 1.0, but true != 1)."""
-    return json.dumps(_canonical(value), sort_keys=True, ensure_ascii=False, default=repr)
-
-
-def _same(a: Any, b: Any) -> bool:
-    return _key(a) == _key(b)
-
-
-def _child(path: str, name: str) -> str:
-    return f"{path}/{name.replace('~', '~0').replace('/', '~1')}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1895,11 +1834,6 @@ def _show_path(path: str) -> str:
 
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
-
-
-def _short(value: Any, limit: int = 60) -> str:
-    text = json.dumps(value, sort_keys=True, ensure_ascii=False, default=repr)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _summarise(change: Change) -> str:
@@ -1922,18 +1856,16 @@ def _summarise(change: Change) -> str:
         return f"type {_types_shown(before)} -> {_types_shown(after)}"
     if kind in ("enum-added", "enum-removed"):
         first, second = (before, after) if kind == "enum-added" else (after, before)
-        known = {_key(value) for value in first}
-        shown = ", ".join(_short(v, 30) for v in second if _key(v) not in known)
+        known = {json_key(value) for value in first}
+        shown = ", ".join(short(v, 30) for v in second if json_key(v) not in known)
         return f"enum {'+' if kind == 'enum-added' else '-'} {shown}"
     if kind == "const-changed":
         return f"{_values_shown(before)} -> {_values_shown(after)}"
     if kind.startswith("additional-properties-"):
-        return f"additionalProperties {_short(before, 40)} -> {_short(after, 40)}"
+        return f"additionalProperties {short(before, 40)} -> {short(after, 40)}"
     if isinstance(before, Mapping) and isinstance(after, Mapping):
         return (
-            "; ".join(
-                _keyword_summary(kind, k, before, after) for k in _ordered_keys(before, after)
-            )
+            "; ".join(_keyword_summary(kind, k, before, after) for k in ordered_keys(before, after))
             or kind
         )
     return kind
@@ -1956,12 +1888,12 @@ def _keyword_summary(
     if keyword not in before:
         if kind in _INFORMATIONAL:
             return f"{keyword} added"
-        return f"{keyword} added: {_short(after[keyword], 40)}"
+        return f"{keyword} added: {short(after[keyword], 40)}"
     if keyword not in after:
         return f"{keyword} removed"
     if kind in _INFORMATIONAL:
         return f"{keyword} changed"
-    return f"{keyword} {_short(before[keyword], 30)} -> {_short(after[keyword], 30)}"
+    return f"{keyword} {short(before[keyword], 30)} -> {short(after[keyword], 30)}"
 
 
 def _types_shown(types: Any) -> str:
@@ -1976,5 +1908,5 @@ def _values_shown(values: Any) -> str:
     if values is None:
         return "any value"
     if isinstance(values, list) and len(values) == 1:
-        return f"const {_short(values[0], 30)}"
-    return f"enum {_short(values, 40)}"
+        return f"const {short(values[0], 30)}"
+    return f"enum {short(values, 40)}"
