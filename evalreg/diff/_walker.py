@@ -24,13 +24,25 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final
 
 import referencing.jsonschema
 from deepdiff import DeepDiff
 from referencing import Registry
 from referencing.exceptions import Unresolvable
 
+from evalreg.diff._changes import (
+    BACKWARD,
+    BOTH,
+    FORWARD,
+    INFORMATIONAL,
+    NEITHER,
+    ONLY_BACKWARD,
+    ONLY_FORWARD,
+    POLICIES,
+    Change,
+)
+from evalreg.diff._report import SchemaDiff
 from evalreg.diff._schema import (
     ANNOTATIONS,
     DESCRIPTIVE,
@@ -54,53 +66,6 @@ from evalreg.errors import SchemaDiffError
 if TYPE_CHECKING:
     from referencing._core import Resolver
 
-__all__ = [
-    "BACKWARD",
-    "FORWARD",
-    "KINDS",
-    "POLICIES",
-    "Change",
-    "Compatibility",
-    "SchemaDiff",
-    "changelog_markdown",
-    "diff_schemas",
-]
-
-BACKWARD: Final = "BACKWARD"
-FORWARD: Final = "FORWARD"
-POLICIES: Final = ("lenient", "strict")
-
-Compatibility = Literal["FULL", "BACKWARD", "FORWARD", "NONE"]
-
-#: Every change kind, in the order reports group them.
-KINDS: Final = (
-    "property-added",
-    "property-removed",
-    "property-renamed",
-    "required-added",
-    "required-removed",
-    "type-narrowed",
-    "type-widened",
-    "type-changed",
-    "enum-added",
-    "enum-removed",
-    "const-changed",
-    "additional-properties-tightened",
-    "additional-properties-loosened",
-    "constraint-tightened",
-    "constraint-loosened",
-    "constraint-changed",
-    "branches-changed",
-    "description-changed",
-    "annotation-changed",
-    "unknown",
-)
-
-_BOTH: Final = frozenset({BACKWARD, FORWARD})
-_NONE: Final[frozenset[str]] = frozenset()
-_ONLY_BACKWARD: Final = frozenset({BACKWARD})
-_ONLY_FORWARD: Final = frozenset({FORWARD})
-_INFORMATIONAL: Final = frozenset({"description-changed", "annotation-changed"})
 
 _ALL_TYPES: Final = frozenset({"null", "boolean", "object", "array", "number", "string"})
 _MAX_DEPTH: Final = 200
@@ -108,156 +73,6 @@ _MAX_DEPTH: Final = 200
 _RENAME_SIMILARITY: Final = Fraction(4, 5)
 _RENAME_MIN_MEMBERS: Final = 3
 _SHAPE_DEPTH: Final = 8
-
-
-@dataclass(frozen=True)
-class Change:
-    """One difference between two schemas, located at an instance pointer.
-
-    ``before`` and ``after`` hold what was compared, by kind: for ``property-added`` /
-    ``property-removed`` a ``{"required": bool, "schema": ...}`` mapping (``None`` on the side
-    where the property is absent); for ``property-renamed`` the instance pointers of the old and
-    the new property; for ``required-*`` the required flags; for ``type-*`` the sorted type names
-    (``None`` = any type, ``False`` = nothing is accepted); for ``enum-*`` and ``const-changed``
-    the allowed values; for ``additional-properties-*`` the keyword values; for every other kind
-    a mapping of the keywords concerned to their values (``{}`` = absent).
-
-    ``breaks`` names the directions the change breaks. When ``undecided`` is true the comparison
-    could not decide, and ``breaks`` holds every direction that could not be shown to hold.
-    """
-
-    path: str
-    kind: str
-    before: Any
-    after: Any
-    breaks: frozenset[str]
-    reason: str
-    undecided: bool = False
-
-    @property
-    def summary(self) -> str:
-        """Describe the change in a few words, without its path or verdict."""
-        return _summarise(self)
-
-    @property
-    def verdict(self) -> str:
-        """Say which directions the change breaks, in words."""
-        names = ", ".join(sorted(self.breaks))
-        if self.undecided:
-            return f"undecided (may break {names})" if names else "undecided"
-        return f"breaks {names}" if names else "compatible"
-
-    def to_json(self) -> dict[str, Any]:
-        """Return the change as a JSON-able dict."""
-        return {
-            "path": self.path,
-            "kind": self.kind,
-            "summary": self.summary,
-            "before": self.before,
-            "after": self.after,
-            "breaks": sorted(self.breaks),
-            "undecided": self.undecided,
-            "reason": self.reason,
-        }
-
-
-@dataclass(frozen=True)
-class SchemaDiff:
-    """Every change between two schemas, with the policy used to classify them."""
-
-    old_label: str
-    new_label: str
-    changes: tuple[Change, ...]
-    policy: str
-
-    @property
-    def breaking(self) -> tuple[Change, ...]:
-        """Return the changes that break at least one direction (undecided ones included)."""
-        return tuple(change for change in self.changes if change.breaks)
-
-    @property
-    def undecided(self) -> tuple[Change, ...]:
-        """Return the changes the comparison could not decide."""
-        return tuple(change for change in self.changes if change.undecided)
-
-    @property
-    def compatibility(self) -> Compatibility:
-        """Return the directions that hold: FULL, BACKWARD, FORWARD or NONE.
-
-        An undecided change counts as breaking what it could not show to hold.
-        """
-        broken = frozenset().union(*(change.breaks for change in self.changes))
-        if not broken:
-            return "FULL"
-        if broken == _ONLY_FORWARD:
-            return "BACKWARD"
-        if broken == _ONLY_BACKWARD:
-            return "FORWARD"
-        return "NONE"
-
-    def _counts(self) -> str:
-        decided = sum(1 for change in self.breaking if not change.undecided)
-        total = len(self.changes)
-        noun = "change" if total == 1 else "changes"
-        return f"{total} {noun}, {decided} breaking, {len(self.undecided)} undecided"
-
-    def _ordered(self) -> list[Change]:
-        """Return the changes breaking first, then undecided, then compatible."""
-
-        def rank(change: Change) -> int:
-            if change.undecided:
-                return 1
-            return 0 if change.breaks else 2
-
-        return sorted(self.changes, key=rank)
-
-    def to_text(self) -> str:
-        """Render the diff as plain text grouped by kind, ending with a summary line."""
-        lines = [f"Schema diff {self.old_label} -> {self.new_label} (policy: {self.policy})"]
-        if not self.changes:
-            lines.append("No changes.")
-        for kind in KINDS:
-            group = [change for change in self.changes if change.kind == kind]
-            if not group:
-                continue
-            lines.extend(("", kind))
-            for change in group:
-                lines.append(f"  {_show_path(change.path)}  {change.summary}  {change.verdict}")
-                if change.kind not in _INFORMATIONAL:
-                    lines.append(f"      {change.reason}")
-        lines.extend(("", f"Compatibility: {self.compatibility} ({self._counts()})"))
-        return "\n".join(lines) + "\n"
-
-    def to_markdown(self) -> str:
-        """Render the diff as a Markdown section with one table row per change."""
-        lines = [
-            f"## {self.old_label} → {self.new_label}",
-            "",
-            f"**Compatibility: {self.compatibility}** (policy `{self.policy}`; {self._counts()})",
-        ]
-        if self.changes:
-            lines.extend(("", "| Path | Change | Verdict | Reason |", "| --- | --- | --- | --- |"))
-            for change in self._ordered():
-                cells = (
-                    f"`{_show_path(change.path)}`",
-                    f"{change.kind}: {change.summary}",
-                    change.verdict,
-                    change.reason,
-                )
-                lines.append("| " + " | ".join(_cell(text) for text in cells) + " |")
-        return "\n".join(lines) + "\n"
-
-    def to_json(self) -> dict[str, Any]:
-        """Return the diff as a JSON-able dict."""
-        return {
-            "old": self.old_label,
-            "new": self.new_label,
-            "policy": self.policy,
-            "compatibility": self.compatibility,
-            "breaking": len(self.breaking),
-            "undecided": len(self.undecided),
-            "changes": [change.to_json() for change in self.changes],
-        }
 
 
 def diff_schemas(
@@ -293,7 +108,7 @@ def diff_schemas(
             "unknown",
             {"$schema": old.get("$schema")},
             {"$schema": new.get("$schema")},
-            _BOTH,
+            BOTH,
             "the dialect changed; keywords were compared as written, but their meaning may differ",
             undecided=True,
         )
@@ -301,59 +116,6 @@ def diff_schemas(
     # Sibling branches that share a subschema report the same change more than once.
     unique = {json_key(change.to_json()): change for change in differ.changes}
     return SchemaDiff(old_label, new_label, tuple(unique.values()), policy)
-
-
-def changelog_markdown(
-    family: str, diffs: Sequence[SchemaDiff], notes: Mapping[str, Sequence[str]] | None = None
-) -> str:
-    """Render release notes for a family's history, newest version first.
-
-    ``diffs`` are the consecutive diffs in history order (oldest first), each one's
-    ``new_label`` being the next one's ``old_label``. ``notes`` adds lines under a version's
-    heading, by label (amendments of a released schema, for example).
-
-    Raises:
-        SchemaDiffError: the diffs do not form such a chain.
-    """
-    for earlier, later in itertools.pairwise(diffs):
-        if earlier.new_label != later.old_label:
-            raise SchemaDiffError(
-                f"diffs of {family} do not form a chain: {earlier.old_label} -> "
-                f"{earlier.new_label} is followed by {later.old_label} -> {later.new_label}; "
-                "pass them oldest first, each starting where the previous one ends"
-            )
-    lines = [f"# {family} schema changelog"]
-    for diff in reversed(diffs):
-        lines.extend(
-            (
-                "",
-                f"## {diff.new_label}",
-                "",
-                f"Compared with {diff.old_label}: **{diff.compatibility}** compatibility "
-                f"(policy `{diff.policy}`; {diff._counts()}).",
-            )
-        )
-        for note in (notes or {}).get(diff.new_label, ()):
-            lines.extend(("", f"*{note}*"))
-        if not diff.changes:
-            lines.extend(("", "No schema changes."))
-        sections = (
-            ("Breaking changes", [c for c in diff.changes if c.breaks and not c.undecided]),
-            ("Undecided changes", list(diff.undecided)),
-            ("Compatible changes", [c for c in diff.changes if not c.breaks]),
-        )
-        for title, changes in sections:
-            if not changes:
-                continue
-            lines.extend(("", f"### {title}", ""))
-            for change in changes:
-                item = f"- `{_show_path(change.path)}`: {change.kind}, {change.summary}"
-                if change.breaks:
-                    item += f" ({change.verdict})"
-                if change.kind not in _INFORMATIONAL:
-                    item += f". {change.reason}"
-                lines.append(item)
-    return "\n".join(lines) + "\n"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -467,7 +229,7 @@ class _Differ:
                 "unknown",
                 {},
                 {},
-                _BOTH,
+                BOTH,
                 f"schemas nest more than {_MAX_DEPTH} levels deep here; not compared further",
                 undecided=True,
             )
@@ -569,7 +331,7 @@ class _Differ:
                     "unknown",
                     {"schema": old},
                     {"schema": new},
-                    _BOTH,
+                    BOTH,
                     "one side is not a schema (neither an object nor a boolean)",
                     undecided=True,
                 )
@@ -582,7 +344,7 @@ class _Differ:
                 "type-widened",
                 False,
                 _type_view(_types(new) if isinstance(new, Mapping) else None),
-                _ONLY_FORWARD,
+                ONLY_FORWARD,
                 "the old schema accepted nothing here; old readers reject any such value",
             )
         else:
@@ -591,7 +353,7 @@ class _Differ:
                 "type-narrowed",
                 _type_view(_types(old) if isinstance(old, Mapping) else None),
                 False,
-                _ONLY_BACKWARD,
+                ONLY_BACKWARD,
                 "the new schema accepts nothing here; new readers reject old data that has it",
             )
 
@@ -607,10 +369,10 @@ class _Differ:
                 continue
             before, after = pick(old, keyword), pick(new, keyword)
             if keyword in DESCRIPTIVE:
-                self.emit(path, "description-changed", before, after, _NONE, "informational")
+                self.emit(path, "description-changed", before, after, NEITHER, "informational")
             elif keyword in ANNOTATIONS:
                 self.emit(
-                    path, "annotation-changed", before, after, _NONE, "annotation; not validated"
+                    path, "annotation-changed", before, after, NEITHER, "annotation; not validated"
                 )
             else:
                 self.emit(
@@ -618,7 +380,7 @@ class _Differ:
                     "annotation-changed",
                     before,
                     after,
-                    _NONE,
+                    NEITHER,
                     f"{keyword!r} is not a JSON Schema keyword; validators ignore it",
                 )
 
@@ -639,7 +401,7 @@ class _Differ:
                 "type-widened",
                 before,
                 after,
-                _ONLY_FORWARD,
+                ONLY_FORWARD,
                 f"the new schema also accepts {gained}; old readers reject such values",
             )
         elif narrows:
@@ -649,7 +411,7 @@ class _Differ:
                 "type-narrowed",
                 before,
                 after,
-                _ONLY_BACKWARD,
+                ONLY_BACKWARD,
                 f"the new schema no longer accepts {lost}; new readers reject such old data",
             )
         else:
@@ -658,7 +420,7 @@ class _Differ:
                 "type-changed",
                 before,
                 after,
-                _BOTH,
+                BOTH,
                 "each schema accepts types the other rejects",
             )
 
@@ -674,7 +436,7 @@ class _Differ:
                     "constraint-tightened",
                     {},
                     {keyword: new[keyword]},
-                    _ONLY_BACKWARD,
+                    ONLY_BACKWARD,
                     f"values are now restricted by {keyword}; old data may hold other values",
                 )
             else:
@@ -683,7 +445,7 @@ class _Differ:
                     "constraint-loosened",
                     {keyword: old[keyword]},
                     {},
-                    _ONLY_FORWARD,
+                    ONLY_FORWARD,
                     f"values are no longer restricted by {keyword}; old readers reject others",
                 )
             return
@@ -694,7 +456,7 @@ class _Differ:
         if not added and not removed:
             return
         if "const" in old or "const" in new:
-            breaks = (_ONLY_BACKWARD if removed else _NONE) | (_ONLY_FORWARD if added else _NONE)
+            breaks = (ONLY_BACKWARD if removed else NEITHER) | (ONLY_FORWARD if added else NEITHER)
             self.emit(
                 path,
                 "const-changed",
@@ -710,7 +472,7 @@ class _Differ:
                 "enum-added",
                 old_values,
                 new_values,
-                _ONLY_FORWARD,
+                ONLY_FORWARD,
                 _value_reason(False, True),
             )
         if removed:
@@ -719,7 +481,7 @@ class _Differ:
                 "enum-removed",
                 old_values,
                 new_values,
-                _ONLY_BACKWARD,
+                ONLY_BACKWARD,
                 _value_reason(True, False),
             )
 
@@ -752,7 +514,7 @@ class _Differ:
                         "property-renamed",
                         child_path(path, was),
                         child,
-                        _NONE,
+                        NEITHER,
                         f"probable rename: {was} -> {name}, compared below",
                     )
                     self.compare(old_props[was], old_side, new_props[name], new_side, child)
@@ -766,7 +528,7 @@ class _Differ:
                 "required-added",
                 False,
                 True,
-                _ONLY_BACKWARD,
+                ONLY_BACKWARD,
                 "now required: data written under the old schema may lack it",
             )
         for name in sorted(old_required - new_required - one_sided):
@@ -775,7 +537,7 @@ class _Differ:
                 "required-removed",
                 True,
                 False,
-                _ONLY_FORWARD,
+                ONLY_FORWARD,
                 "now optional: old readers reject new data that lacks it",
             )
         self._additional_properties(old, old_side, new, new_side, path)
@@ -861,17 +623,17 @@ class _Differ:
         reasons: list[str] = []
         contested = not was_required and not now_required
         if contested and self.policy == "lenient":
-            breaks = value_breaks & _ONLY_FORWARD
+            breaks = value_breaks & ONLY_FORWARD
         else:
             breaks = value_breaks
         reasons.append(
             _member_reason(rule_text, old_rule, value_breaks, contested, self.policy, added=True)
         )
         if now_required and not was_required:
-            breaks |= _ONLY_BACKWARD
+            breaks |= ONLY_BACKWARD
             reasons.append("required: data written under the old schema may lack it")
         if was_required and not now_required:
-            breaks |= _ONLY_FORWARD
+            breaks |= ONLY_FORWARD
             reasons.append("no longer required: old readers reject new data that lacks it")
         self.emit(
             path,
@@ -898,17 +660,17 @@ class _Differ:
         was_required, now_required = name in required_names(old), name in required_names(new)
         contested = not was_required and not now_required
         if contested and self.policy == "lenient":
-            breaks = value_breaks & _ONLY_BACKWARD
+            breaks = value_breaks & ONLY_BACKWARD
         else:
             breaks = value_breaks
         reasons = [
             _member_reason(rule_text, new_rule, value_breaks, contested, self.policy, added=False)
         ]
         if was_required and not now_required:
-            breaks |= _ONLY_FORWARD
+            breaks |= ONLY_FORWARD
             reasons.append("was required: old readers reject new data that lacks it")
         if now_required and not was_required:
-            breaks |= _ONLY_BACKWARD
+            breaks |= ONLY_BACKWARD
             reasons.append("now required: data written under the old schema may lack it")
         self.emit(
             path,
@@ -944,7 +706,7 @@ class _Differ:
                 "additional-properties-tightened",
                 old_rule,
                 new_rule,
-                _ONLY_BACKWARD,
+                ONLY_BACKWARD,
                 f"undeclared properties were {_OPENNESS_TEXT[old_kind]}, now "
                 f"{_OPENNESS_TEXT[new_kind]}: new readers reject old data that had others",
             )
@@ -954,7 +716,7 @@ class _Differ:
                 "additional-properties-loosened",
                 old_rule,
                 new_rule,
-                _ONLY_FORWARD,
+                ONLY_FORWARD,
                 f"undeclared properties were {_OPENNESS_TEXT[old_kind]}, now "
                 f"{_OPENNESS_TEXT[new_kind]}: old readers reject new data that uses the freedom",
             )
@@ -983,7 +745,7 @@ class _Differ:
                 "unknown",
                 before,
                 after,
-                _BOTH,
+                BOTH,
                 "a patternProperties entry appeared or disappeared; how it meets the declared "
                 "and additional properties is not compared",
                 undecided=True,
@@ -1017,7 +779,7 @@ class _Differ:
                     "constraint-tightened",
                     before,
                     after,
-                    _ONLY_BACKWARD,
+                    ONLY_BACKWARD,
                     "items must now be unique; old data may repeat items",
                 )
             else:
@@ -1026,7 +788,7 @@ class _Differ:
                     "constraint-loosened",
                     before,
                     after,
-                    _ONLY_FORWARD,
+                    ONLY_FORWARD,
                     "items may now repeat; old readers reject new data that repeats them",
                 )
 
@@ -1107,7 +869,7 @@ class _Differ:
                 "constraint-changed",
                 before,
                 after,
-                _BOTH,
+                BOTH,
                 f"{names} changed and the two cannot be ordered; compare them by hand{note}",
                 undecided=True,
             )
@@ -1117,7 +879,7 @@ class _Differ:
                 "constraint-tightened",
                 before,
                 after,
-                _ONLY_BACKWARD,
+                ONLY_BACKWARD,
                 f"{names} is stricter: new readers reject old data outside it{note}",
             )
         else:
@@ -1126,7 +888,7 @@ class _Differ:
                 "constraint-loosened",
                 before,
                 after,
-                _ONLY_FORWARD,
+                ONLY_FORWARD,
                 f"{names} is looser: old readers reject new data outside the old limit{note}",
             )
 
@@ -1144,7 +906,7 @@ class _Differ:
                 "unknown",
                 pick(old, keyword),
                 pick(new, keyword),
-                _BOTH,
+                BOTH,
                 f"{keyword} changed{where}; this keyword is compared only as written",
                 undecided=True,
             )
@@ -1196,7 +958,7 @@ class _Differ:
                     "branches-changed",
                     {old_kind: old[old_kind]},
                     {new_kind: new[new_kind]},
-                    _BOTH,
+                    BOTH,
                     f"{old_kind} became {new_kind} over branches that may overlap, which changes "
                     "what data that matches several branches does",
                     undecided=True,
@@ -1211,7 +973,7 @@ class _Differ:
                     "branches-changed",
                     {kind: old[kind]} if kind in old_kinds else {},
                     {kind: new[kind]} if kind in new_kinds else {},
-                    _BOTH,
+                    BOTH,
                     f"{kind} appeared or disappeared beside another combinator",
                     undecided=True,
                 )
@@ -1250,7 +1012,7 @@ class _Differ:
                 "branches-changed",
                 {},
                 {kind: after},
-                _ONLY_BACKWARD,
+                ONLY_BACKWARD,
                 f"{kind} now restricts a value that was unconstrained; "
                 "old data may match no branch",
             )
@@ -1260,7 +1022,7 @@ class _Differ:
                 "branches-changed",
                 {kind: before},
                 {},
-                _ONLY_FORWARD,
+                ONLY_FORWARD,
                 f"{kind} no longer restricts the value; old readers reject new data outside it",
             )
 
@@ -1291,7 +1053,7 @@ class _Differ:
                 "branches-changed",
                 {old_kind: old_left},
                 {new_kind: new_left},
-                _BOTH,
+                BOTH,
                 f"{len(old_left)} old and {len(new_left)} new {new_kind} branches cannot be "
                 "paired with each other; compare them by hand",
                 undecided=True,
@@ -1308,7 +1070,7 @@ class _Differ:
                 "branches-changed",
                 {} if added else {kind: left},
                 {kind: left} if added else {},
-                _ONLY_BACKWARD if added else _ONLY_FORWARD,
+                ONLY_BACKWARD if added else ONLY_FORWARD,
                 "a condition was added to allOf; old data may fail it"
                 if added
                 else "a condition was removed from allOf; "
@@ -1325,7 +1087,7 @@ class _Differ:
                 "branches-changed",
                 {} if added else {kind: left},
                 {kind: left} if added else {},
-                _BOTH,
+                BOTH,
                 "a oneOf branch that may overlap another was "
                 + ("added" if added else "removed")
                 + ": data matching two branches is rejected, so this may break either way",
@@ -1337,7 +1099,7 @@ class _Differ:
             "branches-changed",
             {} if added else {kind: left},
             {kind: left} if added else {},
-            _ONLY_FORWARD if added else _ONLY_BACKWARD,
+            ONLY_FORWARD if added else ONLY_BACKWARD,
             f"{kind} branch added: old readers reject new data that matches only it"
             if added
             else f"{kind} branch removed: new readers reject old data that matched only it",
@@ -1510,13 +1272,13 @@ class _Differ:
             return
         if "if" in old and "if" in new:
             _, _, changes = self.probe(old["if"], old_side, new["if"], new_side, path)
-            if any(change.kind not in _INFORMATIONAL for change in changes):
+            if any(change.kind not in INFORMATIONAL for change in changes):
                 self.emit(
                     path,
                     "branches-changed",
                     {"if": old["if"]},
                     {"if": new["if"]},
-                    _BOTH,
+                    BOTH,
                     "the if condition changed, so which of then/else applies to a value changed; "
                     "compare by hand",
                     undecided=True,
@@ -1535,7 +1297,7 @@ class _Differ:
             "branches-changed",
             {} if added else clause,
             clause if added else {},
-            _ONLY_BACKWARD if added else _ONLY_FORWARD,
+            ONLY_BACKWARD if added else ONLY_FORWARD,
             "an if/then/else condition was added; old data may fail it"
             if added
             else "an if/then/else condition was removed; old readers reject new data that fails it",
@@ -1556,7 +1318,7 @@ class _Differ:
             breaks, undecided, changes = self.probe(
                 old["not"], old_side, new["not"], new_side, path
             )
-            if not any(change.kind not in _INFORMATIONAL for change in changes):
+            if not any(change.kind not in INFORMATIONAL for change in changes):
                 return
             # What `not` rejects grew where its schema widened: the directions swap.
             swapped = frozenset(
@@ -1577,7 +1339,7 @@ class _Differ:
                 "branches-changed",
                 before,
                 after,
-                _ONLY_BACKWARD,
+                ONLY_BACKWARD,
                 "a not condition was added; old data may match what it excludes",
             )
         else:
@@ -1586,7 +1348,7 @@ class _Differ:
                 "branches-changed",
                 before,
                 after,
-                _ONLY_FORWARD,
+                ONLY_FORWARD,
                 "a not condition was removed; old readers reject new data that matches it",
             )
 
@@ -1822,91 +1584,3 @@ def _ref_of(schema: Any) -> str | None:
     if isinstance(schema, Mapping) and isinstance(schema.get("$ref"), str):
         return str(schema["$ref"])
     return None
-
-
-# ---------------------------------------------------------------------------------------------
-# Rendering
-
-
-def _show_path(path: str) -> str:
-    return path or "(root)"
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
-def _summarise(change: Change) -> str:
-    kind, before, after = change.kind, change.before, change.after
-    if kind == "property-added":
-        return "added (required)" if after and after.get("required") else "added (optional)"
-    if kind == "property-removed":
-        return (
-            "removed (was required)"
-            if before and before.get("required")
-            else "removed (was optional)"
-        )
-    if kind == "property-renamed":
-        return f"probably renamed from {before}"
-    if kind == "required-added":
-        return "now required"
-    if kind == "required-removed":
-        return "now optional"
-    if kind.startswith("type-"):
-        return f"type {_types_shown(before)} -> {_types_shown(after)}"
-    if kind in ("enum-added", "enum-removed"):
-        first, second = (before, after) if kind == "enum-added" else (after, before)
-        known = {json_key(value) for value in first}
-        shown = ", ".join(short(v, 30) for v in second if json_key(v) not in known)
-        return f"enum {'+' if kind == 'enum-added' else '-'} {shown}"
-    if kind == "const-changed":
-        return f"{_values_shown(before)} -> {_values_shown(after)}"
-    if kind.startswith("additional-properties-"):
-        return f"additionalProperties {short(before, 40)} -> {short(after, 40)}"
-    if isinstance(before, Mapping) and isinstance(after, Mapping):
-        return (
-            "; ".join(_keyword_summary(kind, k, before, after) for k in ordered_keys(before, after))
-            or kind
-        )
-    return kind
-
-
-def _keyword_summary(
-    kind: str, keyword: str, before: Mapping[str, Any], after: Mapping[str, Any]
-) -> str:
-    if kind == "branches-changed" and not isinstance(before.get(keyword, after.get(keyword)), list):
-        if keyword in before and keyword in after:
-            return f"{keyword} changed"
-        return f"{keyword} {'added' if keyword in after else 'removed'}"
-    if kind == "branches-changed":
-        removed, added = len(before.get(keyword, [])), len(after.get(keyword, []))
-        if removed and added:
-            return f"{keyword}: {removed} unpaired old vs {added} unpaired new branches"
-        count = added or removed
-        noun = "branch" if count == 1 else "branches"
-        return f"{keyword}: {count} {noun} {'added' if added else 'removed'}"
-    if keyword not in before:
-        if kind in _INFORMATIONAL:
-            return f"{keyword} added"
-        return f"{keyword} added: {short(after[keyword], 40)}"
-    if keyword not in after:
-        return f"{keyword} removed"
-    if kind in _INFORMATIONAL:
-        return f"{keyword} changed"
-    return f"{keyword} {short(before[keyword], 30)} -> {short(after[keyword], 30)}"
-
-
-def _types_shown(types: Any) -> str:
-    if types is None:
-        return "any"
-    if types is False or types == []:
-        return "nothing"
-    return "|".join(str(t) for t in types)
-
-
-def _values_shown(values: Any) -> str:
-    if values is None:
-        return "any value"
-    if isinstance(values, list) and len(values) == 1:
-        return f"const {short(values[0], 30)}"
-    return f"enum {short(values, 40)}"
