@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import referencing.jsonschema
 from deepdiff import DeepDiff
@@ -42,6 +42,7 @@ from evalreg.diff._changes import (
     POLICIES,
     Change,
 )
+from evalreg.diff._protocol import Side
 from evalreg.diff._report import SchemaDiff
 from evalreg.diff._schema import (
     ANNOTATIONS,
@@ -61,13 +62,19 @@ from evalreg.diff._schema import (
     short,
     validates,
 )
+from evalreg.diff._types import (
+    compare_degenerate,
+    compare_types,
+    compare_values,
+    covers,
+    json_type,
+    may_be,
+    meet,
+    signature,
+    values_of,
+)
 from evalreg.errors import SchemaDiffError
 
-if TYPE_CHECKING:
-    from referencing._core import Resolver
-
-
-_ALL_TYPES: Final = frozenset({"null", "boolean", "object", "array", "number", "string"})
 _MAX_DEPTH: Final = 200
 # A removed and an added property are a probable rename when they share this much structure.
 _RENAME_SIMILARITY: Final = Fraction(4, 5)
@@ -122,16 +129,7 @@ def diff_schemas(
 # Walking
 
 
-@dataclass(frozen=True)
-class _Side:
-    """Where one side's subschemas resolve their references."""
-
-    resolver: Resolver[Any]
-    # draft-07 and older ignore the keywords that stand beside "$ref".
-    legacy_refs: bool
-
-
-def _root_side(schema: Mapping[str, Any], registry: Registry[Any], fallback: str) -> _Side:
+def _root_side(schema: Mapping[str, Any], registry: Registry[Any], fallback: str) -> Side:
     dialect = schema.get("$schema")
     specification = referencing.jsonschema.DRAFT202012
     if isinstance(dialect, str):
@@ -142,7 +140,7 @@ def _root_side(schema: Mapping[str, Any], registry: Registry[Any], fallback: str
     uri = resource.id() or _uri_of(schema, registry) or fallback
     resolver = registry.with_resource(uri, resource).crawl().resolver(base_uri=uri)
     legacy = isinstance(dialect, str) and "draft-0" in dialect
-    return _Side(resolver, legacy)
+    return Side(resolver, legacy)
 
 
 def _uri_of(schema: Mapping[str, Any], registry: Registry[Any]) -> str | None:
@@ -204,7 +202,7 @@ class _Differ:
         self.changes.append(Change(path, kind, before, after, breaks, reason, undecided))
 
     def probe(
-        self, old: Any, old_side: _Side, new: Any, new_side: _Side, path: str
+        self, old: Any, old_side: Side, new: Any, new_side: Side, path: str
     ) -> tuple[frozenset[str], bool, list[Change]]:
         """Compare without reporting; return the broken directions, undecided flag, changes."""
         sub = _Differ(self.policy, self._active, self._made)
@@ -216,7 +214,7 @@ class _Differ:
         """Return the schema first made by ``recipe``: remaking it yields the same object."""
         return self._made.setdefault(recipe, schema)
 
-    def compare(self, old: Any, old_side: _Side, new: Any, new_side: _Side, path: str) -> None:
+    def compare(self, old: Any, old_side: Side, new: Any, new_side: Side, path: str) -> None:
         """Compare two subschemas that govern the instance at ``path``."""
         old, old_side = self.resolve(old, old_side)
         new, new_side = self.resolve(new, new_side)
@@ -240,7 +238,7 @@ class _Differ:
         finally:
             self._active.discard(key)
 
-    def resolve(self, schema: Any, side: _Side) -> tuple[Any, _Side]:
+    def resolve(self, schema: Any, side: Side) -> tuple[Any, Side]:
         """Follow ``$ref`` until a schema without one; ``true`` becomes ``{}``.
 
         Raises:
@@ -284,78 +282,43 @@ class _Differ:
             return EMPTY, side
         return schema, side
 
-    def _compare(self, old: Any, old_side: _Side, new: Any, new_side: _Side, path: str) -> None:
+    def _compare(self, old: Any, old_side: Side, new: Any, new_side: Side, path: str) -> None:
         if (
             old is False
             or new is False
             or not isinstance(old, Mapping)
             or not isinstance(new, Mapping)
         ):
-            self._compare_degenerate(old, new, path)
+            compare_degenerate(self, old, new, path)
             return
         self._annotations(old, new, path)
         if self._unions(old, old_side, new, new_side, path):
             return
         # allOf parts narrow the types too (keywords beside a 2020-12 $ref end up there).
-        old_types = self._signature(old, old_side)[0]
-        new_types = self._signature(new, new_side)[0]
+        old_types = signature(self, old, old_side)[0]
+        new_types = signature(self, new, new_side)[0]
         # Where both sides list their values, the value comparison says exactly what changed.
-        both_valued = _values(old) is not None and _values(new) is not None
+        both_valued = values_of(old) is not None and values_of(new) is not None
         if not both_valued:
-            self._type_change(old_types, new_types, path)
-            if _meet(old_types, new_types) == frozenset():
+            compare_types(self, old_types, new_types, path)
+            if meet(old_types, new_types) == frozenset():
                 return  # nothing can be valid under both: the type change says it all
-        self._values(old, new, path)
-        if _may_be(old_types, "object") and _may_be(new_types, "object"):
+        compare_values(self, old, new, path)
+        if may_be(old_types, "object") and may_be(new_types, "object"):
             self._objects(old, old_side, new, new_side, path)
-        if _may_be(old_types, "array") and _may_be(new_types, "array"):
+        if may_be(old_types, "array") and may_be(new_types, "array"):
             self._arrays(old, old_side, new, new_side, path)
-        if _may_be(old_types, "string") and _may_be(new_types, "string"):
+        if may_be(old_types, "string") and may_be(new_types, "string"):
             self._counts(old, new, path, ("minLength", "maxLength"))
             self._pattern(old, new, path, "pattern")
             self._pattern(old, new, path, "format")
-        if _may_be(old_types, "number") and _may_be(new_types, "number"):
+        if may_be(old_types, "number") and may_be(new_types, "number"):
             self._bounds(old, new, path)
             self._multiple_of(old, new, path)
         self._all_of(old, old_side, new, new_side, path)
         self._conditional(old, old_side, new, new_side, path)
         self._not(old, old_side, new, new_side, path)
         self._raw_only(old, new, path)
-
-    def _compare_degenerate(self, old: Any, new: Any, path: str) -> None:
-        """Compare where a side is ``false`` (accepts nothing) or not a schema at all."""
-        if not isinstance(old, (Mapping, bool)) or not isinstance(new, (Mapping, bool)):
-            if json_key(old) != json_key(new):
-                self.emit(
-                    path,
-                    "unknown",
-                    {"schema": old},
-                    {"schema": new},
-                    BOTH,
-                    "one side is not a schema (neither an object nor a boolean)",
-                    undecided=True,
-                )
-            return
-        if old is False and new is False:
-            return
-        if old is False:
-            self.emit(
-                path,
-                "type-widened",
-                False,
-                _type_view(_types(new) if isinstance(new, Mapping) else None),
-                ONLY_FORWARD,
-                "the old schema accepted nothing here; old readers reject any such value",
-            )
-        else:
-            self.emit(
-                path,
-                "type-narrowed",
-                _type_view(_types(old) if isinstance(old, Mapping) else None),
-                False,
-                ONLY_BACKWARD,
-                "the new schema accepts nothing here; new readers reject old data that has it",
-            )
 
     # -- annotations ---------------------------------------------------------------------------
 
@@ -386,113 +349,14 @@ class _Differ:
 
     # -- types and values ----------------------------------------------------------------------
 
-    def _type_change(
-        self, old_types: frozenset[str] | None, new_types: frozenset[str] | None, path: str
-    ) -> None:
-        widens = _covers(new_types, old_types)
-        narrows = _covers(old_types, new_types)
-        if widens and narrows:
-            return
-        before, after = _type_view(old_types), _type_view(new_types)
-        if widens:
-            gained = _type_text(_minus(new_types, old_types))
-            self.emit(
-                path,
-                "type-widened",
-                before,
-                after,
-                ONLY_FORWARD,
-                f"the new schema also accepts {gained}; old readers reject such values",
-            )
-        elif narrows:
-            lost = _type_text(_minus(old_types, new_types))
-            self.emit(
-                path,
-                "type-narrowed",
-                before,
-                after,
-                ONLY_BACKWARD,
-                f"the new schema no longer accepts {lost}; new readers reject such old data",
-            )
-        else:
-            self.emit(
-                path,
-                "type-changed",
-                before,
-                after,
-                BOTH,
-                "each schema accepts types the other rejects",
-            )
-
-    def _values(self, old: Mapping[str, Any], new: Mapping[str, Any], path: str) -> None:
-        old_values, new_values = _values(old), _values(new)
-        if old_values is None and new_values is None:
-            return
-        if old_values is None or new_values is None:
-            keyword = "const" if "const" in (old if new_values is None else new) else "enum"
-            if old_values is None:
-                self.emit(
-                    path,
-                    "constraint-tightened",
-                    {},
-                    {keyword: new[keyword]},
-                    ONLY_BACKWARD,
-                    f"values are now restricted by {keyword}; old data may hold other values",
-                )
-            else:
-                self.emit(
-                    path,
-                    "constraint-loosened",
-                    {keyword: old[keyword]},
-                    {},
-                    ONLY_FORWARD,
-                    f"values are no longer restricted by {keyword}; old readers reject others",
-                )
-            return
-        old_keys = {json_key(value) for value in old_values}
-        new_keys = {json_key(value) for value in new_values}
-        added = new_keys - old_keys
-        removed = old_keys - new_keys
-        if not added and not removed:
-            return
-        if "const" in old or "const" in new:
-            breaks = (ONLY_BACKWARD if removed else NEITHER) | (ONLY_FORWARD if added else NEITHER)
-            self.emit(
-                path,
-                "const-changed",
-                old_values,
-                new_values,
-                breaks,
-                _value_reason(bool(removed), bool(added)),
-            )
-            return
-        if added:
-            self.emit(
-                path,
-                "enum-added",
-                old_values,
-                new_values,
-                ONLY_FORWARD,
-                _value_reason(False, True),
-            )
-        if removed:
-            self.emit(
-                path,
-                "enum-removed",
-                old_values,
-                new_values,
-                ONLY_BACKWARD,
-                _value_reason(True, False),
-            )
-
     # -- objects -------------------------------------------------------------------------------
 
     def _objects(
         self,
         old: Mapping[str, Any],
-        old_side: _Side,
+        old_side: Side,
         new: Mapping[str, Any],
-        new_side: _Side,
+        new_side: Side,
         path: str,
     ) -> None:
         old_props = as_mapping(old.get("properties"))
@@ -547,9 +411,9 @@ class _Differ:
     def _renames(
         self,
         old_props: Mapping[str, Any],
-        old_side: _Side,
+        old_side: Side,
         new_props: Mapping[str, Any],
-        new_side: _Side,
+        new_side: Side,
     ) -> dict[str, str]:
         """Pair removed with added properties that are probably one property renamed.
 
@@ -581,12 +445,12 @@ class _Differ:
             if [pair for pair in close if pair[0] == was or pair[1] == name] == [(was, name)]
         }
 
-    def _shape(self, schema: Any, side: _Side) -> _Shape:
+    def _shape(self, schema: Any, side: Side) -> _Shape:
         """Return the types a property admits and the nested properties it declares."""
         members: set[str] = set()
         required: set[str] = set()
 
-        def walk(node: Any, node_side: _Side, prefix: str, seen: frozenset[int]) -> None:
+        def walk(node: Any, node_side: Side, prefix: str, seen: frozenset[int]) -> None:
             node, node_side = self.resolve(node, node_side)
             if not isinstance(node, Mapping) or id(node) in seen or len(seen) >= _SHAPE_DEPTH:
                 return
@@ -605,15 +469,15 @@ class _Differ:
                 walk(part, node_side, prefix, seen)
 
         walk(schema, side, "", frozenset())
-        return _Shape(self._signature(schema, side)[0], frozenset(members), frozenset(required))
+        return _Shape(signature(self, schema, side)[0], frozenset(members), frozenset(required))
 
     def _property_added(
         self,
         name: str,
         old: Mapping[str, Any],
-        old_side: _Side,
+        old_side: Side,
         new: Mapping[str, Any],
-        new_side: _Side,
+        new_side: Side,
         path: str,
     ) -> None:
         schema = new["properties"][name]
@@ -649,9 +513,9 @@ class _Differ:
         self,
         name: str,
         old: Mapping[str, Any],
-        old_side: _Side,
+        old_side: Side,
         new: Mapping[str, Any],
-        new_side: _Side,
+        new_side: Side,
         path: str,
     ) -> None:
         schema = old["properties"][name]
@@ -685,9 +549,9 @@ class _Differ:
     def _additional_properties(
         self,
         old: Mapping[str, Any],
-        old_side: _Side,
+        old_side: Side,
         new: Mapping[str, Any],
-        new_side: _Side,
+        new_side: Side,
         path: str,
     ) -> None:
         old_rule = old.get("additionalProperties", True)
@@ -724,9 +588,9 @@ class _Differ:
     def _pattern_properties(
         self,
         old: Mapping[str, Any],
-        old_side: _Side,
+        old_side: Side,
         new: Mapping[str, Any],
-        new_side: _Side,
+        new_side: Side,
         path: str,
     ) -> None:
         old_patterns = as_mapping(old.get("patternProperties"))
@@ -756,9 +620,9 @@ class _Differ:
     def _arrays(
         self,
         old: Mapping[str, Any],
-        old_side: _Side,
+        old_side: Side,
         new: Mapping[str, Any],
-        new_side: _Side,
+        new_side: Side,
         path: str,
     ) -> None:
         old_prefix, old_rest = _item_rules(old, old_side.legacy_refs)
@@ -916,9 +780,9 @@ class _Differ:
     def _unions(
         self,
         old: Mapping[str, Any],
-        old_side: _Side,
+        old_side: Side,
         new: Mapping[str, Any],
-        new_side: _Side,
+        new_side: Side,
         path: str,
     ) -> bool:
         """Compare oneOf/anyOf; return True when that comparison covered the whole node."""
@@ -1030,10 +894,10 @@ class _Differ:
         self,
         old_kind: str,
         old_branches: Sequence[Any],
-        old_side: _Side,
+        old_side: Side,
         new_kind: str,
         new_branches: Sequence[Any],
-        new_side: _Side,
+        new_side: Side,
         path: str,
     ) -> bool:
         """Pair the branches of two combinators, compare the pairs, report the rest.
@@ -1109,9 +973,9 @@ class _Differ:
     def _split_by_type(
         self,
         old_branches: Sequence[Any],
-        old_side: _Side,
+        old_side: Side,
         new_branches: Sequence[Any],
-        new_side: _Side,
+        new_side: Side,
         path: str,
     ) -> bool:
         """Compare alternatives that split the values by type; return whether that applied.
@@ -1126,14 +990,14 @@ class _Differ:
         The types are then compared as a whole, once, and each pair is compared on the types it
         shares; branches that share no type with the other side are covered by the type change.
         """
-        old_types = [self._signature(branch, old_side)[0] for branch in old_branches]
-        new_types = [self._signature(branch, new_side)[0] for branch in new_branches]
+        old_types = [signature(self, branch, old_side)[0] for branch in old_branches]
+        new_types = [signature(self, branch, new_side)[0] for branch in new_branches]
         if not _splits_by_type(old_types) or not _splits_by_type(new_types):
             return False
         links = [
             (i, j)
             for i, j in itertools.product(range(len(old_types)), range(len(new_types)))
-            if _meet(old_types[i], new_types[j])
+            if meet(old_types[i], new_types[j])
         ]
         linked_old = [i for i, _ in links]
         linked_new = [j for _, j in links]
@@ -1141,9 +1005,9 @@ class _Differ:
             return False  # a branch overlaps several on the other side: ambiguous
         if all(old_types[i] == new_types[j] for i, j in links):
             return False
-        self._type_change(_union(old_types), _union(new_types), path)
+        compare_types(self, _union(old_types), _union(new_types), path)
         for i, j in links:
-            shared = _meet(old_types[i], new_types[j])
+            shared = meet(old_types[i], new_types[j])
             old_part, old_part_side = self._narrow(old_branches[i], old_side, old_types[i], shared)
             new_part, new_part_side = self._narrow(new_branches[j], new_side, new_types[j], shared)
             self.compare(old_part, old_part_side, new_part, new_part_side, path)
@@ -1152,10 +1016,10 @@ class _Differ:
     def _narrow(
         self,
         branch: Any,
-        side: _Side,
+        side: Side,
         types: frozenset[str] | None,
         shared: frozenset[str] | None,
-    ) -> tuple[Any, _Side]:
+    ) -> tuple[Any, Side]:
         """Return ``branch`` restricted to the ``shared`` types (the values it keeps, if any)."""
         if shared == types or shared is None:
             return branch, side
@@ -1165,22 +1029,22 @@ class _Differ:
         narrowed = {**schema, "type": sorted(shared)}
         if isinstance(schema.get("enum"), list):
             narrowed["enum"] = [
-                value for value in schema["enum"] if _covers(shared, frozenset({_json_type(value)}))
+                value for value in schema["enum"] if covers(shared, frozenset({json_type(value)}))
             ]
         return self.make(("narrow", id(schema), tuple(sorted(shared))), narrowed), side
 
     def _pair(
         self,
         old_branches: Sequence[Any],
-        old_side: _Side,
+        old_side: Side,
         new_branches: Sequence[Any],
-        new_side: _Side,
+        new_side: Side,
     ) -> tuple[list[tuple[Any, Any]], list[Any], list[Any]]:
         """Pair branches that stand for the same alternative; return pairs and the unpaired."""
         old_left = list(range(len(old_branches)))
         new_left = list(range(len(new_branches)))
-        old_sigs = [self._signature(branch, old_side) for branch in old_branches]
-        new_sigs = [self._signature(branch, new_side) for branch in new_branches]
+        old_sigs = [signature(self, branch, old_side) for branch in old_branches]
+        new_sigs = [signature(self, branch, new_side) for branch in new_branches]
         pairs: list[tuple[int, int]] = []
 
         def match(same: Callable[[int, int], bool]) -> None:
@@ -1211,49 +1075,25 @@ class _Differ:
             [new_branches[j] for j in new_left],
         )
 
-    def _signature(
-        self, branch: Any, side: _Side, seen: frozenset[int] = frozenset()
-    ) -> tuple[frozenset[str] | None, Mapping[str, str]]:
-        """Return a branch's types and the constant values of its required properties."""
-        schema, side = self.resolve(branch, side)
-        if id(schema) in seen:
-            return None, {}
-        seen |= {id(schema)}
-        if not isinstance(schema, Mapping):
-            return (frozenset() if schema is False else None), {}
-        types = _types(schema)
-        consts: dict[str, str] = {}
-        props = as_mapping(schema.get("properties"))
-        for name in required_names(schema) & props.keys():
-            prop, _ = self.resolve(props[name], side)
-            values = _values(prop) if isinstance(prop, Mapping) else None
-            if values is not None and len(values) == 1:
-                consts[name] = json_key(values[0])
-        for part in as_list(schema.get("allOf")):
-            part_types, part_consts = self._signature(part, side, seen)
-            types = _meet(types, part_types)
-            consts.update(part_consts)
-        return types, consts
-
-    def _disjoint(self, a: Any, b: Any, side: _Side) -> bool:
-        a_types, a_consts = self._signature(a, side)
-        b_types, b_consts = self._signature(b, side)
-        if _meet(a_types, b_types) == frozenset():
+    def _disjoint(self, a: Any, b: Any, side: Side) -> bool:
+        a_types, a_consts = signature(self, a, side)
+        b_types, b_consts = signature(self, b, side)
+        if meet(a_types, b_types) == frozenset():
             return True
         return any(a_consts[name] != b_consts[name] for name in a_consts.keys() & b_consts.keys())
 
-    def _disjoint_from_rest(self, branch: Any, branches: Sequence[Any], side: _Side) -> bool:
+    def _disjoint_from_rest(self, branch: Any, branches: Sequence[Any], side: Side) -> bool:
         return all(self._disjoint(branch, other, side) for other in branches if other is not branch)
 
-    def _pairwise_disjoint(self, branches: Sequence[Any], side: _Side) -> bool:
+    def _pairwise_disjoint(self, branches: Sequence[Any], side: Side) -> bool:
         return all(self._disjoint_from_rest(branch, branches, side) for branch in branches)
 
     def _all_of(
         self,
         old: Mapping[str, Any],
-        old_side: _Side,
+        old_side: Side,
         new: Mapping[str, Any],
-        new_side: _Side,
+        new_side: Side,
         path: str,
     ) -> None:
         old_parts, new_parts = as_list(old.get("allOf")), as_list(new.get("allOf"))
@@ -1263,9 +1103,9 @@ class _Differ:
     def _conditional(
         self,
         old: Mapping[str, Any],
-        old_side: _Side,
+        old_side: Side,
         new: Mapping[str, Any],
-        new_side: _Side,
+        new_side: Side,
         path: str,
     ) -> None:
         if "if" not in old and "if" not in new:
@@ -1306,9 +1146,9 @@ class _Differ:
     def _not(
         self,
         old: Mapping[str, Any],
-        old_side: _Side,
+        old_side: Side,
         new: Mapping[str, Any],
-        new_side: _Side,
+        new_side: Side,
         path: str,
     ) -> None:
         if "not" not in old and "not" not in new:
@@ -1442,114 +1282,16 @@ def _item_rules(schema: Mapping[str, Any], legacy: bool) -> tuple[list[Any], Any
     return [], items
 
 
-def _types(schema: Mapping[str, Any]) -> frozenset[str] | None:
-    """Return the JSON types a schema admits by ``type`` (and enum/const when untyped)."""
-    declared = schema.get("type")
-    types: frozenset[str] | None = None
-    if isinstance(declared, str):
-        types = frozenset({declared})
-    elif isinstance(declared, list):
-        types = frozenset(t for t in declared if isinstance(t, str))
-    values = _values(schema)
-    if values is not None:
-        types = _meet(types, frozenset(_json_type(value) for value in values))
-    return types
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
-
-
 def _splits_by_type(types: Sequence[frozenset[str] | None]) -> bool:
     """Tell whether each branch admits known types, and no two branches share one."""
     if not all(types):
         return False
-    return all(not _meet(a, b) for a, b in itertools.combinations(types, 2))
+    return all(not meet(a, b) for a, b in itertools.combinations(types, 2))
 
 
 def _union(types: Sequence[frozenset[str] | None]) -> frozenset[str]:
     """Join type sets that are all known."""
     return frozenset().union(*(t for t in types if t is not None))
-
-
-def _meet(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str] | None:
-    """Intersect two type sets (``None`` = every type; integers are numbers)."""
-    if a is None:
-        return b
-    if b is None:
-        return a
-    met = set(a & b)
-    if ("integer" in a and "number" in b) or ("number" in a and "integer" in b):
-        met.add("integer")
-    return frozenset(met)
-
-
-def _covers(big: frozenset[str] | None, small: frozenset[str] | None) -> bool:
-    if big is None:
-        return True
-    if small is None:
-        return big >= _ALL_TYPES
-    return all(t in big or (t == "integer" and "number" in big) for t in small)
-
-
-def _minus(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str] | None:
-    if b is None:
-        return frozenset()
-    if a is None:
-        return _ALL_TYPES - b if "number" not in b else _ALL_TYPES - b - {"number"}
-    return frozenset(t for t in a if not _covers(b, frozenset({t})))
-
-
-def _may_be(types: frozenset[str] | None, wanted: str) -> bool:
-    if types is None:
-        return True
-    return wanted in types or (wanted == "number" and "integer" in types)
-
-
-def _type_view(types: frozenset[str] | None) -> list[str] | None:
-    return None if types is None else sorted(types)
-
-
-def _type_text(types: frozenset[str] | None) -> str:
-    if types is None:
-        return "any type"
-    if not types:
-        return "no type"
-    return ", ".join(sorted(types))
-
-
-def _values(schema: Mapping[str, Any]) -> list[Any] | None:
-    """Return the values ``enum``/``const`` allow, or None when they do not restrict."""
-    values: list[Any] | None = None
-    if isinstance(schema.get("enum"), list):
-        values = list(schema["enum"])
-    if "const" in schema:
-        const = schema["const"]
-        # const and enum together allow the const only if the enum lists it.
-        keep = values is None or json_key(const) in {json_key(v) for v in values}
-        values = [const] if keep else []
-    return values
-
-
-def _value_reason(removed: bool, added: bool) -> str:
-    parts = []
-    if removed:
-        parts.append("values were removed: new readers reject old data that holds them")
-    if added:
-        parts.append("values were added: old readers reject new data that holds them")
-    return "; ".join(parts)
 
 
 def _bound(
