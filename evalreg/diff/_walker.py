@@ -19,7 +19,6 @@ name; the removal and the addition keep their own verdicts, since a rename break
 from __future__ import annotations
 
 import itertools
-import operator
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -41,6 +40,12 @@ from evalreg.diff._changes import (
     ONLY_FORWARD,
     POLICIES,
     Change,
+)
+from evalreg.diff._constraints import (
+    compare_bounds,
+    compare_counts,
+    compare_multiple_of,
+    compare_pattern,
 )
 from evalreg.diff._protocol import Side
 from evalreg.diff._report import SchemaDiff
@@ -309,12 +314,12 @@ class _Differ:
         if may_be(old_types, "array") and may_be(new_types, "array"):
             self._arrays(old, old_side, new, new_side, path)
         if may_be(old_types, "string") and may_be(new_types, "string"):
-            self._counts(old, new, path, ("minLength", "maxLength"))
-            self._pattern(old, new, path, "pattern")
-            self._pattern(old, new, path, "format")
+            compare_counts(self, old, new, path, ("minLength", "maxLength"))
+            compare_pattern(self, old, new, path, "pattern")
+            compare_pattern(self, old, new, path, "format")
         if may_be(old_types, "number") and may_be(new_types, "number"):
-            self._bounds(old, new, path)
-            self._multiple_of(old, new, path)
+            compare_bounds(self, old, new, path)
+            compare_multiple_of(self, old, new, path)
         self._all_of(old, old_side, new, new_side, path)
         self._conditional(old, old_side, new, new_side, path)
         self._not(old, old_side, new, new_side, path)
@@ -346,8 +351,6 @@ class _Differ:
                     NEITHER,
                     f"{keyword!r} is not a JSON Schema keyword; validators ignore it",
                 )
-
-    # -- types and values ----------------------------------------------------------------------
 
     # -- objects -------------------------------------------------------------------------------
 
@@ -406,7 +409,7 @@ class _Differ:
             )
         self._additional_properties(old, old_side, new, new_side, path)
         self._pattern_properties(old, old_side, new, new_side, path)
-        self._counts(old, new, path, ("minProperties", "maxProperties"))
+        compare_counts(self, old, new, path, ("minProperties", "maxProperties"))
 
     def _renames(
         self,
@@ -632,7 +635,7 @@ class _Differ:
             new_item = new_prefix[index] if index < len(new_prefix) else new_rest
             self.compare(old_item, old_side, new_item, new_side, child_path(path, str(index)))
         self.compare(old_rest, old_side, new_rest, new_side, child_path(path, "*"))
-        self._counts(old, new, path, ("minItems", "maxItems"))
+        compare_counts(self, old, new, path, ("minItems", "maxItems"))
         old_unique = old.get("uniqueItems") is True
         new_unique = new.get("uniqueItems") is True
         if old_unique != new_unique:
@@ -656,105 +659,7 @@ class _Differ:
                     "items may now repeat; old readers reject new data that repeats them",
                 )
 
-    # -- scalar constraints --------------------------------------------------------------------
-
-    def _counts(
-        self, old: Mapping[str, Any], new: Mapping[str, Any], path: str, keywords: tuple[str, str]
-    ) -> None:
-        """Compare a lower and an upper count (length, items, properties)."""
-        low, high = keywords
-        for keyword, tighter in ((low, operator.gt), (high, operator.lt)):
-            old_value, new_value = _number(old.get(keyword)), _number(new.get(keyword))
-            if old_value == new_value:
-                continue
-            if old_value is None or new_value is None:
-                tightened = new_value is not None
-            else:
-                tightened = tighter(new_value, old_value)
-            self._constraint(old, new, path, (keyword,), tightened)
-
-    def _bounds(self, old: Mapping[str, Any], new: Mapping[str, Any], path: str) -> None:
-        for keywords, sign in (
-            (("minimum", "exclusiveMinimum"), 1),
-            (("maximum", "exclusiveMaximum"), -1),
-        ):
-            old_bound, new_bound = _bound(old, keywords, sign), _bound(new, keywords, sign)
-            if old_bound == new_bound:
-                continue
-            if old_bound is None or new_bound is None:
-                tightened = new_bound is not None
-            else:
-                tightened = new_bound > old_bound
-            self._constraint(old, new, path, keywords, tightened)
-
-    def _multiple_of(self, old: Mapping[str, Any], new: Mapping[str, Any], path: str) -> None:
-        old_step, new_step = _fraction(old.get("multipleOf")), _fraction(new.get("multipleOf"))
-        if old_step == new_step:
-            return
-        if old_step is None or new_step is None:
-            self._constraint(old, new, path, ("multipleOf",), new_step is not None)
-        elif (new_step / old_step).denominator == 1:
-            self._constraint(old, new, path, ("multipleOf",), True)
-        elif (old_step / new_step).denominator == 1:
-            self._constraint(old, new, path, ("multipleOf",), False)
-        else:
-            self._constraint(old, new, path, ("multipleOf",), None)
-
-    def _pattern(
-        self, old: Mapping[str, Any], new: Mapping[str, Any], path: str, keyword: str
-    ) -> None:
-        old_value, new_value = old.get(keyword), new.get(keyword)
-        if old_value == new_value:
-            return
-        if old_value is None or new_value is None:
-            self._constraint(old, new, path, (keyword,), new_value is not None)
-        else:
-            self._constraint(old, new, path, (keyword,), None)
-
-    def _constraint(
-        self,
-        old: Mapping[str, Any],
-        new: Mapping[str, Any],
-        path: str,
-        keywords: tuple[str, ...],
-        tightened: bool | None,
-    ) -> None:
-        """Report a changed constraint; ``tightened=None`` means it cannot be ordered."""
-        before, after = pick(old, *keywords), pick(new, *keywords)
-        names = "/".join(keywords)
-        note = (
-            " (format is checked only where the validator asserts formats)"
-            if "format" in keywords
-            else ""
-        )
-        if tightened is None:
-            self.emit(
-                path,
-                "constraint-changed",
-                before,
-                after,
-                BOTH,
-                f"{names} changed and the two cannot be ordered; compare them by hand{note}",
-                undecided=True,
-            )
-        elif tightened:
-            self.emit(
-                path,
-                "constraint-tightened",
-                before,
-                after,
-                ONLY_BACKWARD,
-                f"{names} is stricter: new readers reject old data outside it{note}",
-            )
-        else:
-            self.emit(
-                path,
-                "constraint-loosened",
-                before,
-                after,
-                ONLY_FORWARD,
-                f"{names} is looser: old readers reject new data outside the old limit{note}",
-            )
+    # -- keywords compared as written ----------------------------------------------------------
 
     def _raw_only(self, old: Mapping[str, Any], new: Mapping[str, Any], path: str) -> None:
         for keyword in ordered_keys(old, new):
@@ -1292,34 +1197,6 @@ def _splits_by_type(types: Sequence[frozenset[str] | None]) -> bool:
 def _union(types: Sequence[frozenset[str] | None]) -> frozenset[str]:
     """Join type sets that are all known."""
     return frozenset().union(*(t for t in types if t is not None))
-
-
-def _bound(
-    schema: Mapping[str, Any], keywords: tuple[str, str], sign: int
-) -> tuple[float, bool] | None:
-    """Return the tightest of an inclusive and an exclusive bound as ``(sign * value, exclusive)``.
-
-    ``sign`` is 1 for lower and -1 for upper bounds, so that the larger tuple is the tighter one.
-    """
-    inclusive, exclusive = keywords
-    bounds = [
-        (sign * float(schema[keyword]), keyword == exclusive)
-        for keyword in (inclusive, exclusive)
-        if _number(schema.get(keyword)) is not None
-    ]
-    return max(bounds) if bounds else None
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value)
-
-
-def _fraction(value: Any) -> Fraction | None:
-    if _number(value) is None or value <= 0:
-        return None
-    return Fraction(str(value))
 
 
 def _ref_of(schema: Any) -> str | None:
