@@ -26,10 +26,10 @@ from fractions import Fraction
 from typing import Any, Final
 
 import referencing.jsonschema
-from deepdiff import DeepDiff
 from referencing import Registry
 from referencing.exceptions import Unresolvable
 
+from evalreg.diff._annotations import compare_annotations, compare_raw_only
 from evalreg.diff._changes import (
     BACKWARD,
     BOTH,
@@ -54,7 +54,6 @@ from evalreg.diff._schema import (
     DESCRIPTIVE,
     EMPTY,
     HANDLED,
-    KNOWN,
     RAW_ONLY,
     as_list,
     as_mapping,
@@ -296,7 +295,7 @@ class _Differ:
         ):
             compare_degenerate(self, old, new, path)
             return
-        self._annotations(old, new, path)
+        compare_annotations(self, old, new, path)
         if self._unions(old, old_side, new, new_side, path):
             return
         # allOf parts narrow the types too (keywords beside a 2020-12 $ref end up there).
@@ -323,34 +322,7 @@ class _Differ:
         self._all_of(old, old_side, new, new_side, path)
         self._conditional(old, old_side, new, new_side, path)
         self._not(old, old_side, new, new_side, path)
-        self._raw_only(old, new, path)
-
-    # -- annotations ---------------------------------------------------------------------------
-
-    def _annotations(self, old: Mapping[str, Any], new: Mapping[str, Any], path: str) -> None:
-        for keyword in ordered_keys(old, new):
-            if keyword in KNOWN and keyword not in DESCRIPTIVE | ANNOTATIONS:
-                continue
-            if same_json(old.get(keyword), new.get(keyword)) and (keyword in old) == (
-                keyword in new
-            ):
-                continue
-            before, after = pick(old, keyword), pick(new, keyword)
-            if keyword in DESCRIPTIVE:
-                self.emit(path, "description-changed", before, after, NEITHER, "informational")
-            elif keyword in ANNOTATIONS:
-                self.emit(
-                    path, "annotation-changed", before, after, NEITHER, "annotation; not validated"
-                )
-            else:
-                self.emit(
-                    path,
-                    "annotation-changed",
-                    before,
-                    after,
-                    NEITHER,
-                    f"{keyword!r} is not a JSON Schema keyword; validators ignore it",
-                )
+        compare_raw_only(self, old, new, path)
 
     # -- objects -------------------------------------------------------------------------------
 
@@ -658,27 +630,6 @@ class _Differ:
                     ONLY_FORWARD,
                     "items may now repeat; old readers reject new data that repeats them",
                 )
-
-    # -- keywords compared as written ----------------------------------------------------------
-
-    def _raw_only(self, old: Mapping[str, Any], new: Mapping[str, Any], path: str) -> None:
-        for keyword in ordered_keys(old, new):
-            if keyword not in RAW_ONLY or same_json(old.get(keyword), new.get(keyword)):
-                continue
-            if keyword in old and keyword in new:
-                changed = ", ".join(DeepDiff(old[keyword], new[keyword]).affected_paths)
-                where = f" (differs at {changed})" if changed else ""
-            else:
-                where = " (appeared)" if keyword in new else " (disappeared)"
-            self.emit(
-                path,
-                "unknown",
-                pick(old, keyword),
-                pick(new, keyword),
-                BOTH,
-                f"{keyword} changed{where}; this keyword is compared only as written",
-                undecided=True,
-            )
 
     # -- combinators ---------------------------------------------------------------------------
 
