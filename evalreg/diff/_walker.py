@@ -30,6 +30,7 @@ from referencing import Registry
 from referencing.exceptions import Unresolvable
 
 from evalreg.diff._annotations import compare_annotations, compare_raw_only
+from evalreg.diff._arrays import compare_arrays
 from evalreg.diff._changes import (
     BACKWARD,
     BOTH,
@@ -311,7 +312,7 @@ class _Differ:
         if may_be(old_types, "object") and may_be(new_types, "object"):
             self._objects(old, old_side, new, new_side, path)
         if may_be(old_types, "array") and may_be(new_types, "array"):
-            self._arrays(old, old_side, new, new_side, path)
+            compare_arrays(self, old, old_side, new, new_side, path)
         if may_be(old_types, "string") and may_be(new_types, "string"):
             compare_counts(self, old, new, path, ("minLength", "maxLength"))
             compare_pattern(self, old, new, path, "pattern")
@@ -589,47 +590,6 @@ class _Differ:
                 "and additional properties is not compared",
                 undecided=True,
             )
-
-    # -- arrays --------------------------------------------------------------------------------
-
-    def _arrays(
-        self,
-        old: Mapping[str, Any],
-        old_side: Side,
-        new: Mapping[str, Any],
-        new_side: Side,
-        path: str,
-    ) -> None:
-        old_prefix, old_rest = _item_rules(old, old_side.legacy_refs)
-        new_prefix, new_rest = _item_rules(new, new_side.legacy_refs)
-        for index in range(max(len(old_prefix), len(new_prefix))):
-            old_item = old_prefix[index] if index < len(old_prefix) else old_rest
-            new_item = new_prefix[index] if index < len(new_prefix) else new_rest
-            self.compare(old_item, old_side, new_item, new_side, child_path(path, str(index)))
-        self.compare(old_rest, old_side, new_rest, new_side, child_path(path, "*"))
-        compare_counts(self, old, new, path, ("minItems", "maxItems"))
-        old_unique = old.get("uniqueItems") is True
-        new_unique = new.get("uniqueItems") is True
-        if old_unique != new_unique:
-            before, after = pick(old, "uniqueItems"), pick(new, "uniqueItems")
-            if new_unique:
-                self.emit(
-                    path,
-                    "constraint-tightened",
-                    before,
-                    after,
-                    ONLY_BACKWARD,
-                    "items must now be unique; old data may repeat items",
-                )
-            else:
-                self.emit(
-                    path,
-                    "constraint-loosened",
-                    before,
-                    after,
-                    ONLY_FORWARD,
-                    "items may now repeat; old readers reject new data that repeats them",
-                )
 
     # -- combinators ---------------------------------------------------------------------------
 
@@ -1125,17 +1085,6 @@ def _member_reason(
         f"the {other} schema checks it as an undeclared property against {rule_text}; "
         f"that rule against the declaration breaks {verdict}{suffix}"
     )
-
-
-def _item_rules(schema: Mapping[str, Any], legacy: bool) -> tuple[list[Any], Any]:
-    """Return the per-position item schemas and the schema for the items after them."""
-    items = schema.get("items", True)
-    if isinstance(items, list):
-        return list(items), schema.get("additionalItems", True)
-    prefix = schema.get("prefixItems")
-    if isinstance(prefix, list) and not legacy:
-        return list(prefix), items
-    return [], items
 
 
 def _splits_by_type(types: Sequence[frozenset[str] | None]) -> bool:
