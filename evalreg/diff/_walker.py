@@ -1,19 +1,9 @@
-"""Compare two JSON Schemas and classify every change by schema-registry compatibility.
+"""Walk two schemas in parallel and collect their differences: ``diff_schemas`` and ``_Differ``.
 
-The two directions follow schema registries:
-
-- BACKWARD holds when the new schema accepts everything the old one accepted
-  (readers on the new schema can read data written under the old one).
-- FORWARD holds when the old schema accepts everything the new one accepts
-  (readers still on the old schema can read data written under the new one).
-
-Both schemas are walked in parallel and each difference is reported at the JSON pointer of the
-*instance* it governs (array items and undeclared members as ``*``), not at the place in the
-schema text. ``$ref`` is resolved through a ``referencing.Registry``; nothing is ever fetched.
-
-A property removed and another added at the same object whose schemas have nearly the same
-structure are also reported as a probable rename, and compared with each other under the new
-name; the removal and the addition keep their own verdicts, since a rename breaks both ways.
+Each difference is reported at the JSON pointer of the *instance* it governs (array items and
+undeclared members as ``*``), not at the place in the schema text. ``$ref`` is resolved through a
+``referencing.Registry``; nothing is ever fetched. The walker compares nothing itself: it hands
+each pair of subschemas to the keyword rules, which call back through the ``Walker`` protocol.
 """
 
 from __future__ import annotations
@@ -117,6 +107,7 @@ def diff_schemas(
 
 
 def _root_side(schema: Mapping[str, Any], registry: Registry[Any], fallback: str) -> Side:
+    """Return where references in ``schema`` resolve, with its dialect's rules for ``$ref``."""
     dialect = schema.get("$schema")
     specification = referencing.jsonschema.DRAFT202012
     if isinstance(dialect, str):
@@ -166,6 +157,7 @@ class _Differ:
         *,
         undecided: bool = False,
     ) -> None:
+        """Report one change."""
         self.changes.append(Change(path, kind, before, after, breaks, reason, undecided))
 
     def probe(
@@ -250,6 +242,7 @@ class _Differ:
         return schema, side
 
     def _compare(self, old: Any, old_side: Side, new: Any, new_side: Side, path: str) -> None:
+        """Hand two resolved subschemas to the keyword rules that apply to them."""
         if (
             old is False
             or new is False
