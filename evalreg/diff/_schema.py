@@ -41,6 +41,7 @@ def validates(schema: Mapping[str, Any]) -> bool:
 
 
 def required_names(schema: Mapping[str, Any]) -> set[str]:
+    """Return the names ``schema`` lists as required (none when ``required`` is not a list)."""
     required = schema.get("required")
     if not isinstance(required, list):
         return set()
@@ -53,10 +54,12 @@ def pick(schema: Mapping[str, Any], *keywords: str) -> dict[str, Any]:
 
 
 def as_list(value: Any) -> list[Any]:
+    """Return ``value`` when it is a list, else an empty list."""
     return value if isinstance(value, list) else []
 
 
 def as_mapping(value: Any) -> Mapping[str, Any]:
+    """Return ``value`` when it is a mapping, else an empty one."""
     return value if isinstance(value, Mapping) else EMPTY
 
 
@@ -81,13 +84,16 @@ def json_key(value: Any) -> str:
 
 
 def same_json(a: Any, b: Any) -> bool:
+    """Tell whether two values are equal as JSON (1 == 1.0, but true != 1)."""
     return json_key(a) == json_key(b)
 
 
 def child_path(path: str, name: str) -> str:
+    """Return the pointer of member ``name`` below ``path``, escaped as RFC 6901 says."""
     return f"{path}/{name.replace('~', '~0').replace('/', '~1')}"
 
 
 def short(value: Any, limit: int = 60) -> str:
+    """Return ``value`` as compact JSON, cut to ``limit`` characters with an ellipsis."""
     text = json.dumps(value, sort_keys=True, ensure_ascii=False, default=repr)
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -57,6 +57,7 @@ def compare_degenerate(walker: Walker, old: Any, new: Any, path: str) -> None:
 def compare_types(
     walker: Walker, old_types: frozenset[str] | None, new_types: frozenset[str] | None, path: str
 ) -> None:
+    """Report a type set that widened, narrowed or changed both ways."""
     widens = covers(new_types, old_types)
     narrows = covers(old_types, new_types)
     if widens and narrows:
@@ -96,6 +97,7 @@ def compare_types(
 def compare_values(
     walker: Walker, old: Mapping[str, Any], new: Mapping[str, Any], path: str
 ) -> None:
+    """Compare the values enum and const allow: added values break FORWARD, removed BACKWARD."""
     old_values, new_values = values_of(old), values_of(new)
     if old_values is None and new_values is None:
         return
@@ -197,6 +199,7 @@ def types_of(schema: Mapping[str, Any]) -> frozenset[str] | None:
 
 
 def json_type(value: Any) -> str:
+    """Return the JSON type name of a value (a whole float counts as an integer)."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -225,6 +228,7 @@ def meet(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str] |
 
 
 def covers(big: frozenset[str] | None, small: frozenset[str] | None) -> bool:
+    """Tell whether every type of ``small`` is in ``big`` (``None`` = every type)."""
     if big is None:
         return True
     if small is None:
@@ -241,6 +245,7 @@ def _minus(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str]
 
 
 def may_be(types: frozenset[str] | None, wanted: str) -> bool:
+    """Tell whether a value of type ``wanted`` may be admitted by ``types``."""
     if types is None:
         return True
     return wanted in types or (wanted == "number" and "integer" in types)
