@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from evalreg import Registry
-from evalreg.batch.runner import ValidRun, check_item, validate_paths
+from evalreg.batch.check import ValidRun, check_item, validate_paths
 from evalreg.engine import detect as detect_module
 from evalreg.io.readers import read_items
 from tests.conftest import RegistryFactory

@@ -21,7 +21,7 @@ import pytest
 
 from evalreg import Registry
 from evalreg.batch import parallel
-from evalreg.batch.runner import (
+from evalreg.batch.check import (
     FileMigration,
     MigrateOptions,
     RecordCheck,
@@ -30,7 +30,7 @@ from evalreg.batch.runner import (
     ValidRun,
     migrate_paths,
 )
-from evalreg.batch.runner import validate_paths as run_validate
+from evalreg.batch.check import validate_paths as run_validate
 from evalreg.cli import main
 from evalreg.io.readers import line_ranges, read_range
 
