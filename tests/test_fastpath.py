@@ -297,7 +297,8 @@ def test_validating_lines_keeps_wide_integers_exact(registry: Registry, tmp_path
 
 
 def test_whole_file_reads_and_suffix_globs_match_the_general_ones(tmp_path: Path) -> None:
-    from evalreg.io.readers import _Globs, read_whole
+    from evalreg.batch.walk import _Globs
+    from evalreg.io.readers import read_whole
 
     path = tmp_path / "a.json"
     for data in (b"", b"{}", b"x" * 3_000_000):

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 from evalreg.batch import parallel
+from evalreg.batch.walk import iter_files
 from evalreg.engine.detect import Detection, detect
 from evalreg.engine.migrate import MigrationResult, ValidateMode, migrate_record
 from evalreg.engine.registry import Registry
@@ -30,7 +31,6 @@ from evalreg.io.readers import (
     empty_file,
     file_kind,
     is_gzip,
-    iter_files,
     jsonl_item,
     open_binary,
     read_blocks,
