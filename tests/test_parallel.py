@@ -21,16 +21,9 @@ import pytest
 
 from evalreg import Registry
 from evalreg.batch import parallel
-from evalreg.batch.check import (
-    FileMigration,
-    MigrateOptions,
-    RecordCheck,
-    RecordMigration,
-    Summary,
-    ValidRun,
-    migrate_paths,
-)
+from evalreg.batch.check import RecordCheck, Summary, ValidRun
 from evalreg.batch.check import validate_paths as run_validate
+from evalreg.batch.migrate import FileMigration, MigrateOptions, RecordMigration, migrate_paths
 from evalreg.cli import main
 from evalreg.io.readers import line_ranges, read_range
 
