@@ -12,119 +12,28 @@ import contextlib
 import os
 import shutil
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import IO, Any, Literal
 
 from evalreg.batch import parallel
-from evalreg.batch.walk import iter_files
-from evalreg.engine.migrate import MigrationResult, ValidateMode, migrate_record
-from evalreg.engine.registry import Registry
-from evalreg.io.codec import dumps
-from evalreg.io.readers import (
-    STDIN,
-    Item,
-    cannot_read,
-    file_kind,
-    is_gzip,
-    jsonl_item,
-    open_binary,
-    read_items,
-    read_items_from_bytes,
-    read_range,
-    read_whole,
-    sniff_kind,
+from evalreg.batch.migrate_file import (
+    Abandon,
+    FileMigration,
+    MigrateOptions,
+    MigrationEvent,
+    RecordMigration,
+    Tally,
+    cannot_write,
+    migrate_file,
+    migrate_items,
+    must_sync,
 )
+from evalreg.batch.walk import iter_files
+from evalreg.engine.migrate import MigrationResult
+from evalreg.engine.registry import Registry
+from evalreg.io.readers import Item, cannot_read, jsonl_item, read_range
 from evalreg.io.writers import WRITE_BUFFER, atomic_writer, sync_folders, sync_written
-
-
-@dataclass(frozen=True)
-class RecordMigration:
-    """What happened to one record of a file being migrated."""
-
-    path: str
-    line: int | None
-    result: MigrationResult | None
-    error: str | None = None
-    """Why the record could not be read (then `result` is None)."""
-    changes: tuple[str, ...] = ()
-    """A short summary of the changes (dry runs only)."""
-    count: int = 1
-    """How many records of the file had this same outcome: always one with `jobs` one. Outcomes
-    that come back from other processes (`jobs` above one) count the records that succeeded with
-    the same steps and notes on consecutive lines from `line`, or with `MigrateOptions.grouped`
-    in one part of the work, `line` being the first of them; the others stand for one each."""
-
-    @property
-    def status(self) -> str:
-        """Return `migrated`, `current`, `failed` or `unreadable`."""
-        return "unreadable" if self.result is None else self.result.status
-
-    def shifted(self, lines: int) -> RecordMigration:
-        """Return this outcome `lines` lines further down its file."""
-        line = None if self.line is None else self.line + lines
-        return RecordMigration(self.path, line, self.result, self.error, self.changes, self.count)
-
-
-@dataclass(frozen=True)
-class FileMigration:
-    """What happened to one file."""
-
-    path: str
-    output: str | None
-    status: Literal["written", "unchanged", "failed", "planned"]
-    migrated: int = 0
-    current: int = 0
-    failed: int = 0
-    message: str = ""
-
-
-MigrationEvent = RecordMigration | FileMigration
-"""What migrating reports: the outcome of a record (or of a run of records), or of a file."""
-
-
-@dataclass(frozen=True)
-class MigrateOptions:
-    """How to migrate: the target, where to write, and the policies."""
-
-    to: str
-    family: str | None = None
-    params: Mapping[str, Any] = field(default_factory=dict)
-    allow_loss: bool = False
-    validate: ValidateMode = "final"
-    out: str | None = None
-    in_place: bool = False
-    backup: str | None = None
-    dry_run: bool = False
-    grouped: bool = False
-    """With `jobs` above one, report the records of a part of the work that succeeded alike as
-    one outcome, at the first one's line, with their count (`RecordMigration.count`), rather than
-    runs of consecutive ones: for callers that only count them and summarise their notes."""
-
-
-def change_summary(before: Any, after: Any, limit: int = 8) -> tuple[str, ...]:
-    """Return a short list of what changed between two records (`added /a/b`, ...)."""
-    from deepdiff import DeepDiff
-
-    diff = DeepDiff(before, after, view="tree", ignore_order=False, verbose_level=0)
-    found: list[str] = []
-    labels = {
-        "dictionary_item_added": "added",
-        "dictionary_item_removed": "removed",
-        "iterable_item_added": "added",
-        "iterable_item_removed": "removed",
-        "values_changed": "changed",
-        "type_changes": "changed type of",
-    }
-    for kind, label in labels.items():
-        for node in diff.get(kind, ()):
-            path = node.path(output_format="list")
-            found.append(f"{label} /" + "/".join(str(p) for p in path))
-    found.sort(key=lambda s: s.split(" ", 1)[-1])
-    if len(found) > limit:
-        found = [*found[:limit], f"... and {len(found) - limit} more"]
-    return tuple(found)
 
 
 def _output_path(path: str, root: str | None, options: MigrateOptions) -> str | None:
@@ -140,197 +49,6 @@ def _output_path(path: str, root: str | None, options: MigrateOptions) -> str | 
     if path.startswith(root) and (root.endswith(os.sep) or rest.startswith(os.sep)):
         return os.path.join(options.out, rest.lstrip(os.sep))
     return os.path.join(options.out, os.path.relpath(path, root))
-
-
-def _migrate_item(registry: Registry, item: Item, options: MigrateOptions) -> RecordMigration:
-    if not item.ok:
-        return RecordMigration(item.path, item.line, None, item.error)
-    # The record was parsed for this run alone and nothing changes it: no copy is needed.
-    result = migrate_record(
-        registry,
-        item.record,
-        options.to,
-        family=options.family,
-        params=options.params,
-        allow_loss=options.allow_loss,
-        validate=options.validate,
-        filename=item.path,
-        copy_input=False,
-    )
-    changes: tuple[str, ...] = ()
-    if options.dry_run and result.status == "migrated":
-        changes = change_summary(item.record, result.record)
-    return RecordMigration(item.path, item.line, result, changes=changes)
-
-
-def _serialise(records: Sequence[Any], kind: str | None, original: bytes) -> bytes:
-    if kind == "yaml":
-        from evalreg.io.yamlio import dump_yaml
-
-        return dump_yaml(records, original)
-    indent = b"\n" in original.strip()
-    data = dumps(records[0], indent=indent)
-    return data + b"\n" if original.endswith(b"\n") else data
-
-
-class _Abandon(Exception):
-    """Raised inside an atomic write to discard it and leave the file untouched."""
-
-
-@dataclass
-class _Tally:
-    migrated: int = 0
-    current: int = 0
-    failed: int = 0
-
-    def add(self, migration: RecordMigration) -> RecordMigration:
-        if migration.status == "migrated":
-            self.migrated += migration.count
-        elif migration.status == "current":
-            self.current += migration.count
-        else:
-            self.failed += migration.count
-        return migration
-
-    def outcome(self, path: str, output: str | None, rewrites: bool) -> FileMigration:
-        status: Literal["written", "unchanged", "failed", "planned"]
-        message = ""
-        if self.failed:
-            status, message = "failed", "left as it was: some records failed"
-        elif output is None:
-            status = "planned"
-        elif not self.migrated and not rewrites:
-            status = "unchanged"
-        else:
-            status = "written"
-        return FileMigration(
-            path, output, status, self.migrated, self.current, self.failed, message
-        )
-
-
-def _migrate_items(
-    registry: Registry,
-    items: Iterable[Item],
-    options: MigrateOptions,
-    tally: _Tally,
-    stream: IO[bytes] | None,
-) -> Iterator[RecordMigration]:
-    """Migrate JSONL items; write each result (or the line as it was) to `stream`, if any."""
-    for item in items:
-        migration = tally.add(_migrate_item(registry, item, options))
-        yield migration
-        if stream is None:
-            continue
-        result = migration.result
-        if result is not None and result.status == "migrated":
-            stream.write(dumps(result.record) + b"\n")
-        elif item.raw is not None:
-            stream.write(item.raw if item.raw.endswith(b"\n") else item.raw + b"\n")
-
-
-def _migrate_jsonl(
-    registry: Registry,
-    path: str,
-    output: str | None,
-    options: MigrateOptions,
-    tally: _Tally,
-    folders: set[Path] | None,
-) -> Iterator[RecordMigration]:
-    if output is None:
-        yield from _migrate_items(registry, read_items(path, "jsonl"), options, tally, None)
-        return
-    in_place = output == path
-    backup = options.backup if in_place else None
-    try:
-        sync = _must_sync(output, path, folders)
-        with atomic_writer(output, backup=backup, folders=folders, sync=sync) as stream:
-            yield from _migrate_items(registry, read_items(path, "jsonl"), options, tally, stream)
-            if tally.failed or (in_place and not tally.migrated):
-                raise _Abandon
-    except _Abandon:
-        pass
-
-
-def _migrate_document(
-    registry: Registry,
-    path: str,
-    output: str | None,
-    options: MigrateOptions,
-    tally: _Tally,
-    folders: set[Path] | None,
-) -> Iterator[RecordMigration]:
-    try:
-        if path == STDIN or is_gzip(path):
-            with open_binary(path) as stream:
-                original = stream.read()
-        else:
-            original = read_whole(path)
-    except OSError as err:
-        yield tally.add(RecordMigration(path, None, None, f"cannot read: {err}"))
-        return
-    kind = file_kind(path)
-    items = list(read_items_from_bytes(original, path, kind))
-    migrations = [tally.add(_migrate_item(registry, item, options)) for item in items]
-    yield from migrations
-    if tally.failed or output is None:
-        return
-    if not tally.migrated:
-        if output != path:
-            Path(output).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(path, output)
-        return
-    records = [m.result.record for m in migrations if m.result is not None]
-    data = _serialise(records, kind or sniff_kind(original), original)
-    backup = options.backup if output == path else None
-    sync = _must_sync(output, path, folders)
-    with atomic_writer(output, backup=backup, folders=folders, sync=sync) as out:
-        out.write(data)
-
-
-def _must_sync(output: str, path: str, folders: set[Path] | None) -> bool:
-    """Return whether to fsync `output` before it takes its name.
-
-    Rewriting a file in place replaces the only copy of its records, so its new bytes must be on
-    disk first. A file written elsewhere leaves the original untouched: when the caller collects
-    the folders written to (and so promises `sync_written` at the end), its bytes are flushed
-    then, once for the whole run, instead of one fsync per file.
-    """
-    return folders is None or output == path
-
-
-def migrate_file(
-    registry: Registry,
-    path: str,
-    output: str | None,
-    options: MigrateOptions,
-    *,
-    folders: set[Path] | None = None,
-) -> Iterator[RecordMigration | FileMigration]:
-    """Migrate one file; yield each record's outcome, then the file's.
-
-    A file is written only when every record in it migrated or was already current; otherwise
-    it stays as it was and its failed records are reported. A file already at the target is left
-    byte for byte untouched (with `--out`, copied as it is). With `folders`, the folder written
-    to is added there, to be flushed later with `writers.sync_written` (`files_synced` false
-    unless the file was rewritten in place), rather than at once.
-    """
-    tally = _Tally()
-    try:
-        if file_kind(path) == "jsonl":
-            yield from _migrate_jsonl(registry, path, output, options, tally, folders)
-        else:
-            yield from _migrate_document(registry, path, output, options, tally, folders)
-    except OSError as err:
-        # The original is intact (writes are atomic); report the file and go on with the rest.
-        yield FileMigration(path, output, "failed", 0, 0, tally.failed, _cannot_write(output, err))
-        return
-    yield tally.outcome(path, output, rewrites=output is not None and output != path)
-
-
-def _cannot_write(output: str | None, err: OSError | str) -> str:
-    """Return the message of a file that could not be written (`err`: the error or its text)."""
-    reason = err if isinstance(err, str) else err.strerror or str(err)
-    return f"left as it was: cannot write {output}: {reason}"
 
 
 def _lean(event: RecordMigration | FileMigration) -> RecordMigration | FileMigration:
@@ -426,7 +144,7 @@ def _migrate_part(
             if scratch is not None:
                 Path(scratch).parent.mkdir(parents=True, exist_ok=True)
                 stream = stack.enter_context(open(scratch, "wb", buffering=WRITE_BUFFER))
-            for event in _migrate_items(registry, items(), options, _Tally(), stream):
+            for event in migrate_items(registry, items(), options, Tally(), stream):
                 events.append(_lean(event))
     except OSError as err:
         return _runs(events, options.grouped), lines, err.strerror or str(err)
@@ -458,7 +176,7 @@ def _join_ranges(
     folders: set[Path],
 ) -> Iterator[RecordMigration | FileMigration]:
     """Report and write a JSONL file migrated in ranges, as `migrate_file` would."""
-    tally = _Tally()
+    tally = Tally()
     offset = 0
     in_place = output == path
     failure: str | None = None
@@ -467,7 +185,7 @@ def _join_ranges(
             stream = None
             if output is not None:
                 backup = options.backup if in_place else None
-                sync = _must_sync(output, path, folders)
+                sync = must_sync(output, path, folders)
                 writer = atomic_writer(output, backup=backup, folders=folders, sync=sync)
                 stream = stack.enter_context(writer)
             for (events, lines, error), scratch in ranges:
@@ -476,20 +194,20 @@ def _join_ranges(
                     yield tally.add(event.shifted(offset) if offset else event)
                 if error is not None:
                     failure = error
-                    raise _Abandon
+                    raise Abandon
                 if stream is not None and scratch is not None:
                     with open(scratch, "rb") as part:
                         shutil.copyfileobj(part, stream, 1 << 20)
                     os.remove(scratch)
                 offset += lines
             if output is not None and (tally.failed or (in_place and not tally.migrated)):
-                raise _Abandon
-    except _Abandon:
+                raise Abandon
+    except Abandon:
         pass
     except OSError as err:
         failure = err.strerror or str(err)
     if failure is not None:
-        message = _cannot_write(output, failure)
+        message = cannot_write(output, failure)
         yield FileMigration(path, output, "failed", 0, 0, tally.failed, message)
         return
     yield tally.outcome(path, output, rewrites=output is not None and output != path)

@@ -351,7 +351,8 @@ def migrate_command(
     already at the target is left untouched. Exit code 0 when every record migrated or was
     current, 1 when some failed, 2 for usage errors.
     """
-    from evalreg.batch.migrate import FileMigration, MigrateOptions, migrate_paths
+    from evalreg.batch.migrate import migrate_paths
+    from evalreg.batch.migrate_file import FileMigration, MigrateOptions
     from evalreg.engine.steps import check_params, parse_params
 
     if sum(bool(x) for x in (out, in_place, dry_run)) != 1:
