@@ -2,7 +2,7 @@
 
 Supported: `.json` (one document), `.jsonl` (one record a line, streamed), `.yaml` / `.yml`
 (safe loading; one record per YAML document), each optionally gzip-compressed (`.gz`), and
-`-` for standard input. Which files to read (walking directories) is `evalreg.batch.walk`'s part.
+`-` for standard input. Walking directories for the files to read is `evalreg.batch.walk`'s part.
 """
 
 from __future__ import annotations
