@@ -237,8 +237,12 @@ def _schema_category(where: str, about: str = "") -> str:
         return "deployment"
     if _names("detailed_evaluation_results", words):
         return "companion"
-    tail = re.split(r"[/ >.\-]+", where.strip())[-1] if where.strip() else ""
-    if tail in _SCORE_WORDS or any(_names(word, about) for word in _SCORE_WORDS):
+    tokens = re.split(r"[/ >.\-]+", where.strip()) if where.strip() else [""]
+    tail = tokens[-1]
+    # The score itself and its uncertainty: Every Eval Ever's score check also reads them.
+    if tail in (*_SCORE_WORDS, "score") or "uncertainty" in tokens:
+        return "score"
+    if any(_names(word, about) for word in _SCORE_WORDS):
         return "score"
     if tail == "model_info" and about == "additional_details":
         return "deployment"  # required from 0.2.3 on, for the deployment fields it holds

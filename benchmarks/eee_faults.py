@@ -334,6 +334,16 @@ def report(planted: list[Planted], root: Path, views: Mapping[str, conformance.F
             found = getattr(view, side) if view else {}
             for category, messages in sorted(found.items()):
                 print(f"{'':<28}{label} [{category}] {messages[0][:150]}")
+        if fault.also:
+            other = views.get(os.path.abspath(root / fault.also))
+            sides = [
+                label
+                for side, label in (("eee", "EEE"), ("evalreg", "evalreg"))
+                if other is not None and fault.category in getattr(other, side)
+            ]
+            print(
+                f"{'':<26} also {fault.also}: {fault.category} from {', '.join(sides) or 'neither'}"
+            )
     return missed
 
 

@@ -210,6 +210,14 @@ def test_the_tree_needs_a_file_for_every_fault(faults: ModuleType, tmp_path: Pat
             "schema",
         ),
         ({"type": "missing", "loc": "eval_library", "msg": "Field required"}, "schema"),
+        (
+            {
+                "type": "float_parsing",
+                "loc": "evaluation_results[0] -> score_details -> score",
+                "msg": "Input should be a valid number, unable to parse string as a number",
+            },
+            "score",
+        ),
         ({"type": "truncated", "loc": "(truncated)", "msg": "Error limit reached (50)."}, None),
     ],
 )
