@@ -361,6 +361,10 @@ def evalreg_category(problem: dict[str, object]) -> str:
             if str(rule or "").startswith(prefix):
                 return category
         return "other"
+    if problem.get("family") == "eee.instance" and str(problem.get("schema_path")).startswith(
+        "/allOf/"
+    ):
+        return "interaction"  # the instance schemas state the interaction shape as conditions
     named = _REQUIRED.match(str(problem.get("message") or ""))
     return _schema_category(str(problem.get("pointer") or ""), named.group(1) if named else "")
 

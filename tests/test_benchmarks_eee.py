@@ -262,7 +262,17 @@ def test_evalreg_findings_map_to_categories(conformance: ModuleType) -> None:
             "keyword": "type",
             "message": "{'min_score': 1} is not of type 'string'",
         },
-        {"summary": {"files": 5}},
+        {
+            "path": "f.jsonl",
+            "line": 2,
+            "family": "eee.instance",
+            "kind": "invalid",
+            "pointer": "/messages",
+            "keyword": "type",
+            "message": "None is not of type 'array'",
+            "schema_path": "/allOf/1/then/properties/messages/type",
+        },
+        {"summary": {"files": 6}},
     ]
     found = conformance.evalreg_findings(json.dumps(line) for line in lines)
     assert [(Path(f.path).name, f.category, f.severity) for f in found] == [
@@ -271,6 +281,7 @@ def test_evalreg_findings_map_to_categories(conformance: ModuleType) -> None:
         ("c.json", "score", "error"),
         ("d.json", "model-path", "warning"),
         ("e.json", "schema", "error"),
+        ("f.jsonl", "interaction", "error"),
     ]
 
 
