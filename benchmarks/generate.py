@@ -197,17 +197,11 @@ def aggregate(rng: random.Random, version: str) -> dict[str, Any]:
             )
         results.append(result)
     record["evaluation_results"] = results
-    samples = f"data/{bench}/{model_id}/{_uuid(rng)}_samples.jsonl"
     if version == "0.1.0":
+        samples = f"data/{bench}/{model_id}/{_uuid(rng)}_samples.jsonl"
         record["detailed_evaluation_results_per_samples"] = samples
-    else:
-        record["detailed_evaluation_results"] = {
-            "format": "jsonl",
-            "file_path": samples,
-            "hash_algorithm": "sha256",
-            "checksum": f"{rng.getrandbits(256):064x}",
-            "total_rows": size,
-        }
+    # Later aggregates name no samples file: the datastore's companion check would want it
+    # beside them, and these inputs hold aggregates alone.
     return record
 
 
@@ -335,7 +329,8 @@ def _spoil_instance(record: dict[str, Any]) -> dict[str, Any]:
 def write_aggregates(
     directory: Path, count: int, version: str, seed: int = SEED, invalid_every: int = 0
 ) -> int:
-    """Write `count` aggregate files under `directory` (data/<bench>/<model>/<uuid>.json).
+    """Write `count` aggregate files under `directory` (data/<bench>/<model>/<uuid>.json), in
+    Every Eval Ever's datastore layout.
 
     With `invalid_every`, every such file (the first one included) holds an invalid record.
     """
@@ -346,7 +341,7 @@ def write_aggregates(
         if invalid_every and index % invalid_every == invalid_every // 2:
             _spoil_aggregate(record)
         bench = record["evaluation_id"].split("/")[0]
-        path = directory / bench / record["model_info"]["id"] / f"{_uuid(rng)}.json"
+        path = directory / "data" / bench / record["model_info"]["id"] / f"{_uuid(rng)}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         data = orjson.dumps(record, option=orjson.OPT_INDENT_2) + b"\n"
         path.write_bytes(data)

@@ -121,7 +121,15 @@ def test_validate_json_and_github_formats(
     assert problem["keyword"] == "type"
     assert problem["family"] == "skill-creator.grading"
     assert summary == {
-        "summary": {"files": 1, "records": 1, "valid": 0, "invalid": 1, "unreadable": 0}
+        "summary": {
+            "files": 1,
+            "records": 1,
+            "valid": 0,
+            "invalid": 1,
+            "unreadable": 0,
+            "across_files": 0,
+            "warnings": 0,
+        }
     }
     code, out, _ = run(capsys, "validate", str(path), "--format", "github")
     assert out.startswith(

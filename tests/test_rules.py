@@ -256,3 +256,83 @@ def test_two_rules_with_one_id_are_refused(make_registry_dir: RegistryFactory) -
     )
     with pytest.raises(RegistryError, match=r"rule id demo\.odd is also used by"):
         family_rules(load_registry([root], builtin=False), "demo.run")
+
+
+def test_check_reports_rules_that_fail_to_load_or_apply_nowhere(
+    make_registry_dir: RegistryFactory,
+) -> None:
+    from evalreg.publish.check import check_registry
+
+    manifest = MANIFEST.replace('versions: ">=2"', 'versions: ">=7"')
+    root = make_registry_dir(
+        {
+            "demo.run": {
+                "manifest": manifest,
+                "schemas": {"1": SCHEMA, "2": SCHEMA},
+                "rules": {**RULE_MODULES, "broken.py": "raise ValueError('boom')\n"},
+            }
+        }
+    )
+    findings = check_registry(load_registry([root], builtin=False), examples=0).findings
+    rules = [(f.severity, f.message) for f in findings if f.check == "rules"]
+    assert rules == [("error", "the module failed to load: ValueError('boom')")]
+    (root / "rules" / "demo.run" / "broken.py").unlink()
+    findings = check_registry(load_registry([root], builtin=False), examples=0).findings
+    rules = [(f.severity, f.message) for f in findings if f.check == "rules"]
+    assert rules == [("warning", "rule demo.kind applies to no version of the family (>=7)")]
+
+
+def test_the_published_site_documents_each_familys_rules(tmp_path: Path) -> None:
+    from evalreg.publish.site import publish
+
+    result = publish(load_registry(), tmp_path)
+    eee = next(f for f in result.families if f.family == "eee.aggregate")
+    assert {r.id for r in eee.rules} >= {"eee.layout", "eee.score-bounds", "eee.companion"}
+    page = (tmp_path / "index.html").read_text()
+    assert "<td><code>eee.model-path</code></td><td>warning</td><td>file</td>" in page
+
+
+def _readme_blocks() -> tuple[str, str]:
+    """Return the manifest and the Python rule that the README's rules section shows."""
+    text = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Rules beyond JSON Schema", 1)[1].split("\n## ", 1)[0]
+    manifest = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    module = section.split("```python\n", 1)[1].split("```", 1)[0]
+    return manifest, module
+
+
+def test_the_readme_example_rules_run_as_shown(
+    make_registry_dir: RegistryFactory, tmp_path: Path
+) -> None:
+    manifest, module = _readme_blocks()
+    root = make_registry_dir(
+        {
+            "acme.run": {
+                "manifest": manifest,
+                "schemas": {"1": SCHEMA, "2": SCHEMA},
+                "rules": {"odd.py": module},
+            }
+        }
+    )
+    registry = load_registry([root], builtin=False)
+    record = {"team": "red", "kind": "essay", "results": [{"min": 0, "max": 5, "score": 7}]}
+    found = {}
+    for version in ("1", "2"):
+        rules = rule_set(registry, "acme.run", version)
+        issues = check_record(rules, record, "acme.run", version, "runs/blue/a.json")
+        issues += check_file(rules, record, "acme.run", version, "runs/blue/a.json")
+        found[version] = sorted((i.rule, i.severity, i.pointer) for i in issues)
+    assert found == {
+        "1": [
+            ("acme.bounds", "error", "/results/0/score"),
+            ("acme.layout", "error", "/team"),
+            ("acme.odd", "error", "/results/0/score"),
+        ],
+        "2": [
+            ("acme.bounds", "error", "/results/0/score"),
+            ("acme.kind", "warning", "/kind"),
+            ("acme.layout", "error", "/team"),
+        ],
+    }
+    rules = rule_set(registry, "acme.run", "1")
+    assert check_file(rules, record, "acme.run", "1", "elsewhere/a.json") == []

@@ -2,6 +2,7 @@
 
 `walk` (the files under paths: directories walked in sorted order, include and exclude globs),
 `check` (detect and validate every record under paths; valid records counted in runs),
+`rules` (the state of the families' rules over a run: file rules, collectors, summaries),
 `migrate_file` (migrate one file, written only if every record succeeded; the options and the
 outcomes of a migration), `migrate` (migrate every file under paths, in one process or many),
 `parallel` (units of work, and the pool of processes that returns their results in input order)

@@ -12,9 +12,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from evalreg.batch import parallel
+from evalreg.batch.rules import RuleRun, Summaries
 from evalreg.batch.walk import iter_files
 from evalreg.engine.detect import Detection, detect
 from evalreg.engine.registry import Registry
+from evalreg.engine.rules import ALL_RULES, NO_RULES, Located, Selection
 from evalreg.engine.validate import undecided_issues
 from evalreg.engine.validators import Issue, Validator
 from evalreg.io.codec import DecodeError, loads
@@ -66,6 +68,28 @@ class ValidRun:
     count: int
 
 
+@dataclass(frozen=True)
+class RuleFinding:
+    """A finding of a collection rule (across files), reported once every file is read."""
+
+    path: str
+    line: int | None
+    issue: Issue
+    family: None = None
+    version: None = None
+    error: None = None
+
+    @property
+    def status(self) -> Literal["invalid", "valid"]:
+        """Return `invalid` for an error, `valid` for a warning (as a record check would)."""
+        return "invalid" if self.issue.severity == "error" else "valid"
+
+    @property
+    def issues(self) -> tuple[Issue, ...]:
+        """Return the finding as a one-issue tuple, like a record check's."""
+        return (self.issue,)
+
+
 @dataclass
 class Summary:
     """Counts over a run."""
@@ -75,10 +99,20 @@ class Summary:
     valid: int = 0
     invalid: int = 0
     unreadable: int = 0
+    across: int = 0
+    """Errors found by rules across files (companions, duplicates), beside the records'."""
+    warnings: int = 0
+    """Findings of rules whose severity is warning (they leave records valid)."""
     _paths: set[str] = field(default_factory=set, repr=False)
 
-    def add(self, check: RecordCheck | ValidRun) -> None:
-        """Count one record (or a run of valid ones)."""
+    def add(self, check: RecordCheck | ValidRun | RuleFinding) -> None:
+        """Count one record (or a run of valid ones, or a finding across files)."""
+        if isinstance(check, RuleFinding):
+            if check.issue.severity == "warning":
+                self.warnings += 1
+            else:
+                self.across += 1
+            return
         if check.path not in self._paths:
             self._paths.add(check.path)
             self.files += 1
@@ -89,6 +123,7 @@ class Summary:
         if check.status == "unreadable":
             self.unreadable += 1
             return
+        self.warnings += sum(1 for i in check.issues if i.severity == "warning")
         self.records += 1
         if check.status in ("valid", "detected"):
             self.valid += 1
@@ -97,8 +132,8 @@ class Summary:
 
     @property
     def ok(self) -> bool:
-        """Return whether every record was read and is valid."""
-        return self.invalid == 0 and self.unreadable == 0
+        """Return whether every record was read and is valid, and no rule failed across files."""
+        return self.invalid == 0 and self.unreadable == 0 and self.across == 0
 
     def as_dict(self) -> dict[str, int]:
         """Return the counts as a plain mapping."""
@@ -108,6 +143,8 @@ class Summary:
             "valid": self.valid,
             "invalid": self.invalid,
             "unreadable": self.unreadable,
+            "across_files": self.across,
+            "warnings": self.warnings,
         }
 
 
@@ -118,8 +155,9 @@ def check_item(
     family: str | None = None,
     version: str | None = None,
     validate: bool = True,
+    rules: RuleRun | None = None,
 ) -> RecordCheck:
-    """Detect and (unless `validate` is false) validate one read item."""
+    """Detect and (unless `validate` is false) validate one read item, with `rules` too."""
     if not item.ok:
         return RecordCheck(item.path, item.line, "unreadable", error=item.error)
     record = item.record
@@ -130,7 +168,8 @@ def check_item(
     if not validate:
         status: Literal["detected", "undetected"] = "detected" if detection.ok else "undetected"
         return RecordCheck(item.path, item.line, status, detection)
-    if detection.ok and family in (None, detection.family):
+    decided = detection.ok and family in (None, detection.family)
+    if decided:
         issues = registry.validate(record, detection.family, detection.version)
     elif family is None:
         # Undecided: say why. Detecting again without the file name could decide otherwise.
@@ -139,9 +178,15 @@ def check_item(
         # Undecided, or another family than the one asked for: `validate` says why, or reads
         # the version from the asked family's marker.
         issues = registry.validate(record, family, version)
-    return RecordCheck(
-        item.path, item.line, "invalid" if issues else "valid", detection, tuple(issues)
-    )
+    if decided and rules is not None:
+        assert detection.family is not None and detection.version is not None
+        issues += rules.issues(record, item.path, item.line, detection.family, detection.version)
+    return _outcome(item.path, item.line, detection, issues)
+
+
+def _outcome(path: str, line: int | None, detection: Detection, issues: list[Issue]) -> RecordCheck:
+    invalid = any(issue.severity == "error" for issue in issues)
+    return RecordCheck(path, line, "invalid" if invalid else "valid", detection, tuple(issues))
 
 
 def _forced_version(registry: Registry, family: str | None, version: str | None) -> str | None:
@@ -177,41 +222,63 @@ def check_paths(
 class _QuickCheck:
     """Tell records that are certainly valid at the cost of detecting and one `is_valid`.
 
-    Anything else (invalid, undetected, unreadable) gets the full `check_item`, so the results
-    are those of `check_item` record for record.
+    Anything else (invalid, undetected, unreadable, or found by a rule) gets the full check, so
+    the results are those of `check_item` record for record.
     """
 
-    def __init__(self, registry: Registry, family: str | None, version: str | None) -> None:
+    def __init__(
+        self,
+        registry: Registry,
+        family: str | None,
+        version: str | None,
+        rules: Selection = NO_RULES,
+    ) -> None:
         self.registry = registry
         self.family = family
         self.version = version
+        self.rules = RuleRun(registry, rules) if rules.enabled else None
         self._validators: dict[tuple[str, str], Validator] = {}
 
-    def valid(self, record: Any, path: str) -> bool:
-        """Return True when `check_item` would find `record` valid; False when it may not."""
+    def check(self, item: Item) -> RecordCheck:
+        """Check one read item in full."""
+        return check_item(
+            self.registry, item, family=self.family, version=self.version, rules=self.rules
+        )
+
+    def quick(self, record: Any, path: str, line: int | None) -> RecordCheck | None:
+        """Return None when `check_item` would find `record` valid with nothing to say, else
+        the check it would give."""
         family, version = self.family, self.version
         if family is None or version is None:
             detection = detect(self.registry, record, path)
             if not detection.ok or (family is not None and detection.family != family):
-                return False
+                return self.check(Item(path, line, record=record))
             family, version = detection.family, detection.version
             assert family is not None and version is not None
         validator = self._validators.get((family, version))
         if validator is None:
             validator = self._validators[family, version] = self.registry.validator(family, version)
-        return validator.is_valid(record)
+        if not validator.is_valid(record):
+            return self.check(Item(path, line, record=record))
+        if self.rules is None:
+            return None
+        found = self.rules.issues(record, path, line, family, version)
+        if not found:
+            return None
+        return _outcome(path, line, Detection("detected", family, version), found)
 
     def items(self, items: Iterable[Item]) -> Iterator[RecordCheck | ValidRun]:
         """Check read items: runs of valid ones counted, the others checked in full."""
         valid, path = 0, ""
         for item in items:
-            if item.ok and self.valid(item.record, item.path):
+            found = self.quick(item.record, item.path, item.line) if item.ok else self.check(item)
+            if found is None:
                 valid, path = valid + 1, item.path
                 continue
             if valid:
                 yield ValidRun(path, valid)
                 valid = 0
-            yield check_item(self.registry, item, family=self.family, version=self.version)
+            yield found
         if valid:
             yield ValidRun(path, valid)
 
@@ -220,26 +287,28 @@ class _QuickCheck:
     ) -> Generator[RecordCheck | ValidRun, None, int]:
         """Check the lines of a JSONL file, like `items`; return the number of lines."""
         valid = line_no = 0
-        is_valid = self.valid
+        quick = self.quick
+        found: RecordCheck | None
         for block in blocks:
             last = len(block.lines) - 1
             for index, line in enumerate(block.lines):
                 try:
                     record = loads(line)
                 except DecodeError:
-                    pass
+                    ended = block.ended or index < last
+                    item = jsonl_item(path, line_no + index + 1, line + b"\n" if ended else line)
+                    if item is None:
+                        continue
+                    found = self.check(item)
                 else:
-                    if is_valid(record, path):
+                    found = quick(record, path, line_no + index + 1)
+                    if found is None:
                         valid += 1
                         continue
-                ended = block.ended or index < last
-                item = jsonl_item(path, line_no + index + 1, line + b"\n" if ended else line)
-                if item is None:
-                    continue
                 if valid:
                     yield ValidRun(path, valid)
                     valid = 0
-                yield check_item(self.registry, item, family=self.family, version=self.version)
+                yield found
             line_no += last + 1
         if valid:
             yield ValidRun(path, valid)
@@ -247,6 +316,11 @@ class _QuickCheck:
 
     def file(self, path: str) -> Iterator[RecordCheck | ValidRun]:
         """Check every record of one file."""
+        yield from self._file(path)
+        if self.rules is not None:
+            self.rules.close(path)
+
+    def _file(self, path: str) -> Iterator[RecordCheck | ValidRun]:
         kind = file_kind(path)
         if kind == "json" and path != STDIN and not is_gzip(path):
             try:
@@ -254,13 +328,7 @@ class _QuickCheck:
             except OSError:
                 pass  # the general path below says why
             else:
-                try:
-                    if self.valid(loads(data), path):
-                        yield ValidRun(path, 1)
-                        return
-                except DecodeError:
-                    pass
-                yield from self.items(read_items_from_bytes(data, path, kind))
+                yield from self._document(data, path)
                 return
         if kind not in ("json", "jsonl") or path == STDIN:
             yield from self.items(read_items(path))
@@ -274,33 +342,46 @@ class _QuickCheck:
             try:
                 if kind == "jsonl":
                     if not (yield from self.lines(read_blocks(stream), path)):
-                        yield check_item(self.registry, empty_file(path))
+                        yield self.check(empty_file(path))
                     return
-                data = stream.read()
-                try:
-                    if self.valid(loads(data), path):
-                        yield ValidRun(path, 1)
-                        return
-                except DecodeError:
-                    pass
-                yield from self.items(read_items_from_bytes(data, path, kind))
+                yield from self._document(stream.read(), path)
             except (OSError, EOFError) as err:
-                yield check_item(self.registry, cannot_read(path, err))
+                yield self.check(cannot_read(path, err))
+
+    def _document(self, data: bytes, path: str) -> Iterator[RecordCheck | ValidRun]:
+        """Check the bytes of a whole JSON document."""
+        try:
+            record = loads(data)
+        except DecodeError:
+            yield from self.items(read_items_from_bytes(data, path, "json"))
+            return
+        found = self.quick(record, path, None)
+        yield ValidRun(path, 1) if found is None else found
 
     def part(self, part: parallel.Part) -> tuple[list[RecordCheck | ValidRun], int]:
         """Check one unit part; return its results and, for a range, its number of lines."""
         if part.end is None:
             return list(self.file(part.path)), 0
+        if self.rules is not None and part.start:
+            self.rules.skip_file_rules(part.path)
         results: list[RecordCheck | ValidRun] = []
         lines = self.lines(read_range_blocks(part.path, part.start, part.end), part.path)
+        count = 0
         try:
             while True:
                 results.append(next(lines))
         except StopIteration as done:
-            return results, done.value
+            count = done.value
         except OSError as err:
-            results.append(check_item(self.registry, cannot_read(part.path, err)))
-            return results, 0
+            results.append(self.check(cannot_read(part.path, err)))
+        if self.rules is not None:
+            self.rules.close(part.path)
+        return results, count
+
+    @property
+    def summaries(self) -> Summaries:
+        """Return the summaries of the collection rules over what this check has read."""
+        return [] if self.rules is None else self.rules.summaries
 
 
 Checked = tuple[list[RecordCheck | ValidRun], int] | int
@@ -309,9 +390,13 @@ records are all valid, just how many (the parent knows the path: far less to sen
 
 
 def _check_unit(
-    registry: Registry, unit: parallel.Unit, family: str | None, version: str | None
-) -> list[Checked]:
-    quick = _QuickCheck(registry, family, version)
+    registry: Registry,
+    unit: parallel.Unit,
+    family: str | None,
+    version: str | None,
+    rules: Selection,
+) -> tuple[list[Checked], Summaries]:
+    quick = _QuickCheck(registry, family, version, rules)
     found: list[Checked] = []
     for part in unit:
         checks, lines = quick.part(part)
@@ -319,7 +404,7 @@ def _check_unit(
             found.append(checks[0].count)
         else:
             found.append((checks, lines))
-    return found
+    return found, quick.summaries
 
 
 def validate_paths(
@@ -331,25 +416,43 @@ def validate_paths(
     family: str | None = None,
     version: str | None = None,
     jobs: int = 1,
-) -> Iterator[RecordCheck | ValidRun]:
+    rules: Selection = ALL_RULES,
+) -> Iterator[RecordCheck | ValidRun | RuleFinding]:
     """Yield the check of every record under `paths` that is not valid, in file then line order.
 
-    Valid records are counted in runs (`ValidRun`) between the others. With `jobs` above one and
-    enough input, files and ranges of large JSONL files are checked by that many processes; the
+    Valid records are counted in runs (`ValidRun`) between the others. The families' rules of
+    `rules` run on every record (warnings are reported, and leave it valid); the findings of
+    rules across files come last, once every file is read. With `jobs` above one and enough
+    input, files and ranges of large JSONL files are checked by that many processes; the
     results, and their order, are the same as with one.
     """
     version = _forced_version(registry, family, version)
     roots = [os.fspath(p) for p in paths]
-    quick = _QuickCheck(registry, family, version)
+    quick = _QuickCheck(registry, family, version, rules)
     jobs = 1 if STDIN in roots else jobs
     files, units = parallel.plan(iter_files(roots, include, exclude), jobs)
     if units is None:
         with parallel.frozen():
             for path in files:
                 yield from quick.file(path)
-        return
+    else:
+        yield from _gather(quick, units, registry, jobs, (family, version, rules))
+    if quick.rules is not None:
+        yield from _across(quick.rules.finish())
+
+
+def _gather(
+    quick: _QuickCheck,
+    units: Iterator[parallel.Unit],
+    registry: Registry,
+    jobs: int,
+    args: tuple[Any, ...],
+) -> Iterator[RecordCheck | ValidRun]:
+    """Yield the results of the workers' units in input order, keeping their summaries."""
     offset = 0
-    for unit, found in parallel.imap(_check_unit, units, registry, jobs, (family, version)):
+    for unit, (found, summaries) in parallel.imap(_check_unit, units, registry, jobs, args):
+        if quick.rules is not None:
+            quick.rules.take(summaries)
         for part, checked in zip(unit, found, strict=True):
             if isinstance(checked, int):
                 yield ValidRun(part.path, checked)
@@ -360,3 +463,8 @@ def validate_paths(
                     check = replace(check, line=check.line + offset)
                 yield check
             offset = 0 if part.last else offset + lines
+
+
+def _across(findings: list[Located]) -> Iterator[RuleFinding]:
+    for found in findings:
+        yield RuleFinding(found.path, found.line, found.issue)

@@ -170,7 +170,9 @@ def _report_text(check: Any, quiet: bool) -> Iterator[str]:
     if check.status == "unreadable":
         yield f"{where}: {check.error}"
     for issue in check.issues:
-        yield f"{where}: {issue.pointer or '/'}: {issue.message}"
+        warning = "warning: " if issue.severity == "warning" else ""
+        rule = f" [{issue.rule}]" if issue.rule else ""
+        yield f"{where}: {warning}{issue.pointer or '/'}: {issue.message}{rule}"
 
 
 def _report_json(check: Any, quiet: bool) -> Iterator[str]:
@@ -184,8 +186,11 @@ def _report_json(check: Any, quiet: bool) -> Iterator[str]:
         row = {**base, "kind": "unreadable", "pointer": None, "keyword": None}
         yield json.dumps({**row, "message": check.error}, ensure_ascii=False)
     for issue in check.issues:
-        row = {**base, "kind": "invalid", "pointer": issue.pointer, "keyword": issue.keyword}
+        kind = "warning" if issue.severity == "warning" else "invalid"
+        row = {**base, "kind": kind, "pointer": issue.pointer, "keyword": issue.keyword}
         row |= {"message": issue.message, "schema_path": issue.schema_path}
+        if issue.rule:
+            row |= {"rule": issue.rule, "severity": issue.severity}
         yield json.dumps(row, ensure_ascii=False)
 
 
@@ -196,9 +201,10 @@ def _report_github(check: Any, quiet: bool) -> Iterator[str]:
     if check.status == "unreadable":
         yield f"::error {where},title=unreadable::{_github_escape(check.error or '')}"
     for issue in check.issues:
-        title = _github_escape(f"{check.family or 'record'} {issue.keyword}", property_value=True)
+        label = issue.rule or f"{check.family or 'record'} {issue.keyword}"
+        title = _github_escape(label, property_value=True)
         message = _github_escape(f"{issue.pointer or '/'}: {issue.message}")
-        yield f"::error {where},title={title}::{message}"
+        yield f"::{issue.severity} {where},title={title}::{message}"
 
 
 REPORTERS: dict[str, Callable[[Any, bool], Iterator[str]]] = {
@@ -223,6 +229,28 @@ REPORTERS: dict[str, Callable[[Any, bool], Iterator[str]]] = {
     help="Stop printing problems after N (0: no limit); every record is still counted.",
 )
 @click.option("--quiet", "-q", is_flag=True, help="Print problems only, no summary line.")
+@click.option(
+    "--rules/--no-rules",
+    "use_rules",
+    default=True,
+    show_default=True,
+    help="Also check each family's rules beyond JSON Schema (datastore layout, score bounds, "
+    "companion files, ...).",
+)
+@click.option(
+    "--rule",
+    "rule_ids",
+    multiple=True,
+    metavar="ID",
+    help="Check only this rule (an id, or a prefix ending in * such as eee.*); repeatable.",
+)
+@click.option(
+    "--severity",
+    type=click.Choice(["error", "warning"]),
+    default="warning",
+    show_default=True,
+    help="The least severe rule findings to report: error leaves warnings out.",
+)
 @jobs_option
 @pass_context
 def validate_command(
@@ -235,17 +263,29 @@ def validate_command(
     fmt: str,
     max_errors: int,
     quiet: bool,
+    use_rules: bool,
+    rule_ids: tuple[str, ...],
+    severity: str,
     jobs: int | None,
 ) -> None:
-    """Validate every record against its family's schema at its version.
+    """Validate every record against its family's schema at its version, and its rules.
 
-    Each problem is printed as `path:line: /json/pointer: message`. Exit code 0 when all
-    records are valid, 1 when a record is invalid or unreadable, 2 for usage errors.
+    Each problem is printed as `path:line: /json/pointer: message`, a rule's finding with its
+    id (`[eee.score-bounds]`), a warning after `warning:`. Findings of rules across files
+    (companion files, duplicates) come after those of the records. Exit code 0 when all
+    records are valid and no rule fails (warnings do not count), 1 otherwise, 2 for usage
+    errors.
     """
-    from evalreg.batch.check import RecordCheck, Summary, validate_paths
+    from evalreg.batch.check import RecordCheck, RuleFinding, Summary, validate_paths
+    from evalreg.engine.rules import Selection
 
     if version and not family:
         fail("--version needs --family")
+    selection = Selection(
+        enabled=use_rules,
+        ids=frozenset(rule_ids) if rule_ids else None,
+        minimum="error" if severity == "error" else "warning",
+    )
     summary = Summary()
     reporter = REPORTERS[fmt]
     printed = 0
@@ -257,9 +297,10 @@ def validate_command(
         family=family,
         version=version,
         jobs=_jobs(jobs),
+        rules=selection,
     ):
         summary.add(check)
-        if not isinstance(check, RecordCheck):
+        if not isinstance(check, (RecordCheck, RuleFinding)):
             continue
         for line in reporter(check, quiet):
             if max_errors and printed >= max_errors:
@@ -273,9 +314,16 @@ def validate_command(
         more = (
             f" (first {max_errors} problems shown)" if max_errors and printed >= max_errors else ""
         )
+        rules = [
+            f"{counts[key]} {label}"
+            for key, label in (("across_files", "problems across files"), ("warnings", "warnings"))
+            if counts[key]
+        ]
         emit(
             f"{counts['files']} files, {counts['records']} records: {counts['valid']} valid, "
-            f"{counts['invalid']} invalid, {counts['unreadable']} unreadable{more}",
+            f"{counts['invalid']} invalid, {counts['unreadable']} unreadable"
+            + "".join(f", {r}" for r in rules)
+            + more,
             err=fmt == "github",
         )
     sys.exit(EXIT_OK if summary.ok else EXIT_PROBLEMS)

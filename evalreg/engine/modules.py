@@ -7,6 +7,7 @@ load is a `RegistryError` naming the file.
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -24,8 +25,11 @@ def load_module(path: Path, namespace: str, family: str) -> ModuleType:
     if spec is None or spec.loader is None:
         raise RegistryError(str(path), "cannot load the module")
     module = importlib.util.module_from_spec(spec)
+    # Registered under its name while it runs, as an import would: dataclasses look it up.
+    sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
     except Exception as err:  # a user's module may fail in any way; name the file
+        del sys.modules[name]
         raise RegistryError(str(path), f"the module failed to load: {err!r}") from err
     return module

@@ -29,19 +29,17 @@ summary per part, in order, and `finish` combines them.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from evalreg.engine.conditions import declared_check
 from evalreg.engine.modules import load_module
 from evalreg.engine.validators import Issue
 from evalreg.errors import RegistryError
-from evalreg.io.pointer import MISSING, find, resolve, split, to_pointer
 from evalreg.registry.rules import (
-    COMPARISONS,
-    Condition,
-    Operand,
     RuleSpec,
     Scope,
     Severity,
@@ -54,8 +52,6 @@ from evalreg.registry.rules import (
 
 if TYPE_CHECKING:
     from evalreg.registry.core import BaseRegistry
-
-_MAX_SHOWN = 60
 
 
 class RuleContext:
@@ -133,8 +129,6 @@ class Rule:
     """Record and file scope: check one record, reporting to the context."""
     collector: Callable[[str], Collector] | None = None
     finish: Callable[[list[tuple[str, Any]], FinishContext], None] | None = None
-    path: Any = field(default=None, repr=False)
-    """File scope, declared: the path pattern the file must match."""
     also: tuple[str, ...] = ()
     """Collection scope: other families whose records the collectors take too."""
 
@@ -150,114 +144,6 @@ class Rule:
 # -- declarative rules --------------------------------------------------------------------------
 
 
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 3] + "..."
-
-
-def _value(operand: Operand, item: Any, groups: dict[str, str]) -> Any:
-    if operand.kind == "pointer":
-        return resolve(item, operand.value)
-    if operand.kind == "group":
-        return groups.get(operand.value, MISSING)
-    return operand.value
-
-
-def _ordered(a: Any, b: Any) -> bool:
-    numbers = (int, float)
-    if isinstance(a, numbers) and isinstance(b, numbers):
-        return not isinstance(a, bool) and not isinstance(b, bool)
-    return isinstance(a, str) and isinstance(b, str)
-
-
-_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
-    "eq": lambda a, b: bool((a == b and type(a) is type(b)) or _numeric_equal(a, b)),
-    "ne": lambda a, b: not ((a == b and type(a) is type(b)) or _numeric_equal(a, b)),
-    "lt": lambda a, b: bool(a < b),
-    "le": lambda a, b: bool(a <= b),
-    "gt": lambda a, b: bool(a > b),
-    "ge": lambda a, b: bool(a >= b),
-}
-_SYMBOL = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
-
-
-def _numeric_equal(a: Any, b: Any) -> bool:
-    numbers = (int, float)
-    return (
-        isinstance(a, numbers)
-        and isinstance(b, numbers)
-        and not isinstance(a, bool)
-        and not isinstance(b, bool)
-        and a == b
-    )
-
-
-def failure(cond: Condition, item: Any, groups: dict[str, str]) -> str | None:
-    """Return why `cond` does not hold for `item` (None when it holds)."""
-    op = cond.op
-    if op == "present":
-        pointer = cond.operands[0].value
-        return None if resolve(item, pointer) is not MISSING else f"{pointer} is missing"
-    if op == "absent":
-        pointer = cond.operands[0].value
-        return None if resolve(item, pointer) is MISSING else f"{pointer} is present"
-    if op == "any":
-        reasons = [failure(c, item, groups) for c in cond.conditions]
-        return None if None in reasons else "; ".join(r for r in reasons if r)
-    if op == "not":
-        return (
-            f"{cond.conditions[0]} holds"
-            if failure(cond.conditions[0], item, groups) is None
-            else None
-        )
-    values = [_value(o, item, groups) for o in cond.operands]
-    if any(v is MISSING for v in values):
-        return None
-    if op in COMPARISONS:
-        a, b = values
-        if op not in ("eq", "ne") and not _ordered(a, b):
-            return None
-        if _COMPARE[op](a, b):
-            return None
-        left, right = cond.operands
-        return f"{left} = {_shown(a)}, {right} = {_shown(b)}; expected {left} {_SYMBOL[op]} {right}"
-    (value,) = values
-    (operand,) = cond.operands
-    if op == "in":
-        if any(_COMPARE["eq"](value, allowed) for allowed in cond.values):
-            return None
-        return f"{operand} = {_shown(value)}, not one of {list(cond.values)!r}"
-    assert cond.pattern is not None
-    if isinstance(value, str) and cond.pattern.search(value):
-        return None
-    return f"{operand} = {_shown(value)} does not match {cond.pattern.pattern!r}"
-
-
-def _place(cond: Condition, base: str) -> str:
-    """Return where a failed condition points: its first pointer (the parent, for `present`)."""
-    for operand in cond.operands:
-        if operand.kind == "pointer":
-            tokens = split(operand.value)
-            if cond.op == "present":
-                tokens = tokens[:-1]
-            return base + to_pointer(tokens)
-    return base
-
-
-def _declared_check(spec: RuleSpec) -> Callable[[Any, RuleContext, dict[str, str]], None]:
-    def check(record: Any, ctx: RuleContext, groups: dict[str, str]) -> None:
-        places = find(record, spec.each) if spec.each else [("", record)]
-        for base, item in places:
-            if any(failure(c, item, groups) is not None for c in spec.when):
-                continue
-            for cond in spec.require:
-                why = failure(cond, item, groups)
-                if why is not None:
-                    ctx.report(_place(cond, base), f"{spec.message} ({why})")
-
-    return check
-
-
 def declared(spec: RuleSpec) -> Rule:
     """Return the runnable form of a manifest's declarative rule."""
     return Rule(
@@ -268,8 +154,7 @@ def declared(spec: RuleSpec) -> Rule:
         versions=spec.versions,
         description=spec.message,
         source=spec.source,
-        check=_declared_check(spec),
-        path=spec.path,
+        check=declared_check(spec),
     )
 
 
@@ -381,6 +266,7 @@ class Selection:
         )
 
 
+ALL_RULES = Selection()
 NO_RULES = Selection(enabled=False)
 
 
@@ -400,7 +286,7 @@ EMPTY = RuleSet()
 
 
 def rule_set(
-    registry: BaseRegistry, family: str, version: str, selection: Selection = Selection()
+    registry: BaseRegistry, family: str, version: str, selection: Selection = ALL_RULES
 ) -> RuleSet:
     """Return the rules of `selection` that apply to `version` of `family`.
 
@@ -447,6 +333,14 @@ def _run(
     return ctx.findings
 
 
+def _file(path: str | None) -> dict[str, str]:
+    """Return the values of the `{file: path}` and `{file: name}` operands."""
+    if path is None:
+        return {}
+    shown = path.replace(os.sep, "/")
+    return {"$path": shown, "$name": shown.rsplit("/", 1)[-1]}
+
+
 def check_record(
     rules: RuleSet,
     record: Any,
@@ -457,8 +351,9 @@ def check_record(
 ) -> list[Issue]:
     """Return the findings of the record rules on one record (empty when it breaks none)."""
     found: list[Issue] = []
+    groups = _file(path)
     for rule in rules.record:
-        found += _run(rule, record, family, version, path, line, {})
+        found += _run(rule, record, family, version, path, line, groups)
     return found
 
 
@@ -467,15 +362,8 @@ def check_file(
 ) -> list[Issue]:
     """Return the findings of the file rules on a file, given its first record of the family."""
     found: list[Issue] = []
-    shown = Path(path).as_posix()
+    groups = _file(path)
     for rule in rules.file:
-        groups: dict[str, str] = {}
-        if rule.path is not None:
-            match = rule.path.search(shown)
-            if match is None:
-                found.append(rule.issue("", f"{rule.description} (the file is {shown})"))
-                continue
-            groups = {k: v for k, v in match.groupdict().items() if v is not None}
         found += _run(rule, record, family, version, path, line, groups)
     return found
 
@@ -495,12 +383,3 @@ def finish_collection(
         message = f"the rule failed: {type(err).__name__}: {err}"
         ctx.findings.append(Located(where, None, rule.issue("", message)))
     return ctx.findings
-
-
-def collection_rules(rule_sets: Iterable[RuleSet]) -> Sequence[Rule]:
-    """Return the distinct collection rules of several rule sets, in order of appearance."""
-    seen: dict[int, Rule] = {}
-    for rules in rule_sets:
-        for rule in rules.collection:
-            seen.setdefault(id(rule), rule)
-    return tuple(seen.values())

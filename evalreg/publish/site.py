@@ -190,6 +190,19 @@ class PublishedFamily:
     compatibility: Mapping[str, str]
     """Version -> FULL, BACKWARD, FORWARD or NONE against the previous published version."""
     file_match: tuple[str, ...]
+    rules: tuple[PublishedRule, ...] = ()
+    """The family's rules beyond its schemas."""
+
+
+@dataclass(frozen=True)
+class PublishedRule:
+    """A rule as documented: what it checks, how severe, where, and at which versions."""
+
+    id: str
+    severity: str
+    scope: str
+    versions: str
+    description: str
 
 
 @dataclass(frozen=True)
@@ -312,6 +325,7 @@ def publish(
                 versions,
                 compatibility,
                 file_match(manifest),
+                _rules(registry, family),
             )
         )
     files[out / "catalog.json"] = _dump(_catalog(published, base))
@@ -329,6 +343,33 @@ def publish(
         tuple(files),
         tuple(sorted(unreleased, key=lambda fv: (fv[0], parse_version(fv[1])))),
     )
+
+
+def _rules(registry: Registry, family: str) -> tuple[PublishedRule, ...]:
+    from evalreg.engine.rules import family_rules
+
+    return tuple(
+        PublishedRule(r.id, r.severity, r.scope, str(r.versions), r.description)
+        for r in family_rules(registry, family)
+    )
+
+
+def _rule_rows(family: PublishedFamily) -> list[str]:
+    if not family.rules:
+        return []
+    e = html.escape
+    rows = [
+        "<p>Rules beyond the schema (checked by <code>evalreg validate</code>):</p>",
+        "<table>",
+        "<tr><th>Rule</th><th>Severity</th><th>Scope</th><th>Versions</th>"
+        "<th>What must hold</th></tr>",
+    ]
+    rows += [
+        f"<tr><td><code>{e(r.id)}</code></td><td>{e(r.severity)}</td><td>{e(r.scope)}</td>"
+        f"<td>{e(r.versions)}</td><td>{e(r.description)}</td></tr>"
+        for r in family.rules
+    ]
+    return [*rows, "</table>"]
 
 
 def _catalog(families: Sequence[PublishedFamily], base: str) -> dict[str, Any]:
@@ -403,6 +444,7 @@ def _index(families: Sequence[PublishedFamily], base: str) -> str:
             "<tr><th>Version</th><th>Compatibility with the previous version</th></tr>",
             *_index_rows(family),
             "</table>",
+            *_rule_rows(family),
         ]
     lines += ["</body>", "</html>"]
     return "\n".join(lines) + "\n"

@@ -1,9 +1,10 @@
 """The registry room: what a registry directory holds, loaded and checked, as data.
 
-`core` (`BaseRegistry`: families, versions, schema documents, `$ref` resolution, and a place
-for values derived from them), `load` (reading registry directories), `manifest` (a family's
-manifest and its fingerprints), `versions` (version numbers) and `lock` (released versions,
-their digests and amendments). Nothing here detects, validates or migrates a record.
+`core` (`BaseRegistry`: families, versions, schema documents, `$ref` resolution, and a place for
+values derived from them), `load` (reading registry directories), `manifest` (a family's
+manifest and its fingerprints), `rules` (rule declarations), `versions` (version numbers) and
+`lock` (released versions, their digests and amendments). Nothing here detects, validates or
+migrates a record.
 
 May import: `evalreg.io`, `evalreg.errors`, `evalreg.defaults`.
 """

@@ -22,9 +22,11 @@ A condition is a mapping with one key: `present` or `absent` (a pointer); `eq`, 
 `le`, `gt`, `ge` (two operands); `in` (an operand and a list of values); `matches` (an operand
 and a regular expression, searched); `any` (a list of conditions, one of which holds); `not`
 (a condition). An operand is a JSON pointer (a string starting with `/`, read from the item
-that `each` reached), `{group: NAME}` (a named group of `path`), `{value: X}` or any other
-literal. A comparison whose operand is missing, or of a type it cannot order, holds: use
-`present` to require a value.
+that `each` reached), `{group: NAME}` (a named group of `path`), `{file: path}` or
+`{file: name}` (where the record's file is, with `/` separators), `{value: X}` or any other
+literal. A file rule's `when` says whether the rule applies to a file at all (before `path`
+must match), and its `require` conditions see the groups of `path`. A comparison whose operand
+is missing, or of a type it cannot order, holds: use `present` to require a value.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ _KEYS = {"id", "severity", "scope", "versions", "message", "each", "when", "requ
 class Operand:
     """A value a condition reads: at a pointer, from a path group, or given literally."""
 
-    kind: Literal["pointer", "group", "value"]
+    kind: Literal["pointer", "group", "file", "value"]
     value: Any
 
     def __str__(self) -> str:
@@ -62,6 +64,8 @@ class Operand:
             return str(self.value)
         if self.kind == "group":
             return f"{{{self.value}}}"
+        if self.kind == "file":
+            return f"the file's {self.value}"
         return repr(self.value)
 
 
@@ -202,11 +206,15 @@ def _operand(value: Any, where: str) -> Operand:
         ((key, inner),) = value.items()
         if key == "group" and isinstance(inner, str):
             return Operand("group", inner)
+        if key == "file" and inner in ("path", "name"):
+            return Operand("file", inner)
         if key == "value":
             return Operand("value", inner)
     if isinstance(value, (dict, list)):
         raise RegistryError(
-            where, f"operand {value!r}: use a pointer, {{group: NAME}} or {{value: ...}}"
+            where,
+            f"operand {value!r}: use a pointer, {{group: NAME}}, {{file: path}}, {{file: name}} "
+            "or {value: ...}",
         )
     return Operand("value", value)
 

@@ -6,7 +6,8 @@ folder, and `format: jsonl`); that file exists and has at least one row; every r
 `evaluation_id` is the aggregate's and every `model_id` is its `model_info.id`; and
 `total_rows`, where it is a number, is the number of rows. A samples file with no aggregate
 beside it, or beside one that does not name it, is an error too. Where both files are in the run
-a disagreement is reported on both; a companion outside the run is read from disk.
+a disagreement is reported on both; a companion outside the run is read from disk. Files outside
+a datastore (under no folder named `data`) have no companion to look for.
 """
 
 from __future__ import annotations
@@ -227,10 +228,10 @@ class _Pairing:
 def finish(summaries: list[tuple[str, Any]], ctx: Any) -> None:
     pairing = _Pairing(summaries, ctx)
     for path, aggregate in pairing.aggregates.items():
-        if path.endswith(".json"):
+        if path.endswith(".json") and relative(path) is not None:
             pairing.check_aggregate(path, aggregate, path[: -len(".json")] + _SUFFIX)
     for path, samples in pairing.samples.items():
-        if not path.endswith(_SUFFIX):
+        if not path.endswith(_SUFFIX) or relative(path) is None:
             continue
         if path[: -len(_SUFFIX)] + ".json" not in pairing.aggregates:
             pairing.check_orphan(path, samples)

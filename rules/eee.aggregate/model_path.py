@@ -2,14 +2,13 @@
 
 Every Eval Ever files `org/name` under `org/name` (further slashes of the name become `_`), a
 flat id under `model_info.developer`, and writes `:` as `_` in both folders. Ids that name no
-folder (an empty or `unknown` part, or one a file system cannot hold) are reported too. Files
-outside the datastore layout are left to the layout rule.
+folder (an empty or `unknown` part, or one a file system cannot hold) are reported too. A file
+outside the datastore layout (`eee.layout`) is left to that rule, as Every Eval Ever does.
 """
 
 from __future__ import annotations
 
 import re
-from pathlib import PurePosixPath
 from typing import Any
 
 ID = "eee.model-path"
@@ -18,15 +17,27 @@ SCOPE = "file"
 
 _UNPORTABLE = re.compile(r'[<>:"|?*\x00-\x1f]|[. ]$')
 _RESERVED = re.compile(r"(?i)(?:con|prn|aux|nul|com[1-9]|lpt[1-9])")
+_NAME = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\.json")
+
+
+def portable(part: str) -> bool:
+    """Return whether a folder name is one every file system can hold."""
+    return (
+        bool(part)
+        and not _UNPORTABLE.search(part)
+        and not _RESERVED.fullmatch(part.split(".", 1)[0])
+    )
 
 
 def folders(path: str) -> tuple[str, str] | None:
-    """Return the developer and model folders of a file in the layout, or None."""
-    parts = PurePosixPath(path.replace("\\", "/")).parts
+    """Return the developer and model folders of a file in the datastore layout, or None."""
+    parts = path.replace("\\", "/").split("/")
     if "data" not in parts:
         return None
     below = parts[len(parts) - 1 - parts[::-1].index("data") + 1 :]
-    if len(below) != 4:
+    if len(below) != 4 or not _NAME.fullmatch(below[3]):
+        return None
+    if not all(portable(part) and part != "data" for part in below[:3]):
         return None
     return below[1], below[2]
 
@@ -41,11 +52,8 @@ def named(model_id: str, developer: Any) -> tuple[str, str] | None:
     else:
         return None
     wanted = (wanted[0].replace(":", "_"), wanted[1].replace(":", "_"))
-    for part in wanted:
-        if not part or part.lower() == "unknown" or _UNPORTABLE.search(part):
-            return None
-        if _RESERVED.fullmatch(part.split(".", 1)[0]):
-            return None
+    if any(part.lower() == "unknown" or not portable(part) for part in wanted):
+        return None
     return wanted
 
 

@@ -1,7 +1,8 @@
 """Check a registry, or the registry loaded from directories, family by family.
 
 Each family goes through the checks in order: its manifest's `versioning`, its schemas, the
-lock, its steps and the paths they make, its history, and last its steps on generated records.
+lock, its rules, its steps and the paths they make, its history, and last its steps on
+generated records.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from evalreg.errors import EvalregError, RegistryError
 from evalreg.publish.check.exercise import exercise_steps
 from evalreg.publish.check.history import check_history
 from evalreg.publish.check.report import CheckReport, Finding, Run
+from evalreg.publish.check.rules import check_rules
 from evalreg.publish.check.schemas import check_lock, check_schema
 from evalreg.publish.check.steps import check_paths, load_steps
 from evalreg.registry.manifest import Versioning, versioning
@@ -34,6 +36,7 @@ def _check_family(run: Run, family: str) -> None:
         run.schemas += 1
         check_schema(run, family, version)
     check_lock(run, family)
+    check_rules(run, family)
     steps = load_steps(run, family)
     check_paths(run, family, steps)
     check_history(run, family, steps, settings)

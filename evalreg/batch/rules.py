@@ -1,0 +1,132 @@
+"""The rules of one validate run: which apply to each record, what each file showed them.
+
+A run keeps, per family and version, the rules that apply; per file, whether its file rules
+ran and the collectors of its collection rules; and, for the end of the run, every collector's
+summary in input order. Workers of a parallel run each keep their own and send their summaries
+back to the main process, which finishes the collection rules once every file is read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from evalreg.engine.registry import Registry
+from evalreg.engine.rules import (
+    Collector,
+    Located,
+    Rule,
+    RuleContext,
+    RuleSet,
+    Selection,
+    check_file,
+    check_record,
+    family_rules,
+    finish_collection,
+    rule_set,
+)
+from evalreg.engine.validators import Issue
+from evalreg.errors import ReadError
+from evalreg.io.readers import read_items
+
+Summaries = list[tuple[tuple[str, str], str, Any]]
+"""`((family, rule id), path, summary)` of each collector, in input order."""
+
+
+def read_records(path: str) -> Iterator[tuple[int | None, Any]]:
+    """Yield `(line, record)` of one file for a collection rule.
+
+    Raises:
+        ReadError: the file, or one of its records, cannot be read.
+    """
+    for item in read_items(path):
+        if not item.ok:
+            raise ReadError(item.path, item.error or "unreadable", item.line)
+        yield item.line, item.record
+
+
+class RuleRun:
+    """The state of the rules over one run (or over one worker's share of it)."""
+
+    def __init__(self, registry: Registry, selection: Selection) -> None:
+        self.registry = registry
+        self.selection = selection
+        self._sets: dict[tuple[str, str], RuleSet] = {}
+        self._filed: set[tuple[str, str, str]] = set()
+        self._unfiled: set[str] = set()
+        self._collectors: dict[tuple[Rule, str, str, str], tuple[Collector, RuleContext]] = {}
+        self._open: dict[str, list[tuple[Rule, Collector]]] = {}
+        self.summaries: Summaries = []
+
+    def rules(self, family: str, version: str) -> RuleSet:
+        """Return the rules that apply to a version of a family in this run."""
+        found = self._sets.get((family, version))
+        if found is None:
+            found = self._sets[family, version] = rule_set(
+                self.registry, family, version, self.selection
+            )
+        return found
+
+    def issues(
+        self, record: Any, path: str, line: int | None, family: str, version: str
+    ) -> list[Issue]:
+        """Run the record and file rules on one record, and give it to the collectors."""
+        rules = self.rules(family, version)
+        if not rules:
+            return []
+        found = check_record(rules, record, family, version, path, line) if rules.record else []
+        if rules.file and path not in self._unfiled and (path, family, version) not in self._filed:
+            self._filed.add((path, family, version))
+            found += check_file(rules, record, family, version, path, line)
+        for rule in rules.collection:
+            key = (rule, path, family, version)
+            held = self._collectors.get(key)
+            if held is None:
+                held = self._collectors[key] = self._start(rule, path, family, version)
+            held[1].line = line
+            held[0].add(record, held[1])
+        return found
+
+    def _start(
+        self, rule: Rule, path: str, family: str, version: str
+    ) -> tuple[Collector, RuleContext]:
+        assert rule.collector is not None
+        opened = self._open.setdefault(path, [])
+        collector = next((c for r, c in opened if r is rule), None)
+        if collector is None:
+            collector = rule.collector(path)
+            opened.append((rule, collector))
+        return collector, RuleContext(rule, family, version, path, None)
+
+    def skip_file_rules(self, path: str) -> None:
+        """Leave out the file rules of `path`: they run on the part that holds its start."""
+        self._unfiled.add(path)
+
+    def close(self, path: str) -> Summaries:
+        """End a file (or a part of one): return its collectors' summaries, keep them too."""
+        for key in [k for k in self._collectors if k[1] == path]:
+            del self._collectors[key]
+        self._filed = {k for k in self._filed if k[0] != path}
+        self._unfiled.discard(path)
+        closed: Summaries = []
+        for rule, collector in self._open.pop(path, ()):
+            summary = collector.summary()
+            if summary is not None:
+                closed.append(((rule.family, rule.id), path, summary))
+        self.summaries += closed
+        return closed
+
+    def take(self, summaries: Summaries) -> None:
+        """Keep summaries a worker sent back (in input order)."""
+        self.summaries += summaries
+
+    def finish(self) -> list[Located]:
+        """Finish every collection rule of the run on the summaries of every file."""
+        by_rule: dict[tuple[str, str], list[tuple[str, Any]]] = {}
+        for key, path, summary in self.summaries:
+            by_rule.setdefault(key, []).append((path, summary))
+        found: list[Located] = []
+        for (family, rule_id), summaries in by_rule.items():
+            (rule,) = (r for r in family_rules(self.registry, family) if r.id == rule_id)
+            found += finish_collection(rule, summaries, read_records)
+        return found
