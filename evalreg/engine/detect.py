@@ -110,7 +110,7 @@ def _decide_version(
     if len(versions) == 1:
         return versions[0], (Evidence("only-version", f"{family} has one version"),), ()
     eras = _era_fingerprints(registry, family)
-    era = [(v, fp) for v, fp in eras if not fp.mismatches(record)]
+    era = [(v, fp) for v, fp in eras if fp.fits(record)]
     if len(era) == 1:
         version, fingerprint = era[0]
         return (
@@ -289,7 +289,7 @@ class _Prepared:
         """Return whether `record` fits the fingerprint of `family`."""
         presence = self.presence[family]
         if presence is None:
-            return not registry.manifest(family).structure.mismatches(record)
+            return registry.manifest(family).structure.fits(record)
         required, any_of, forbidden = presence
         return (
             all(k in record for k in required)
@@ -442,9 +442,7 @@ def _by_structure(
 ) -> Detection:
     readable = _readable(registry, filename)
     manifests = [registry.manifest(f) for f in readable]
-    fits = [
-        m.name for m in manifests if not m.structure.empty and not m.structure.mismatches(record)
-    ]
+    fits = [m.name for m in manifests if not m.structure.empty and m.structure.fits(record)]
     evidence: dict[str, list[Evidence]] = {
         name: [Evidence("structure", registry.manifest(name).structure.describe())] for name in fits
     }
