@@ -3,7 +3,8 @@
 Rules, in order:
 1. markers: a family's version marker (e.g. `/schema_version`, or `/$schema` holding
    `agentv-eval-v2`); families that share a marker are told apart by structure, then by
-   file name, then by validity;
+   file name, then by validity. Where a family tells its eras apart by structure, a label whose
+   era the record neither fits nor is valid at gives way to the one era the structure shows;
 2. file-name hints (`grading.json`) together with structure;
 3. structure alone: the family's fingerprint, then the version (its era fingerprint, or the only
    version at which the record is valid).
@@ -473,11 +474,38 @@ def _by_structure(
     return Detection("unknown", reasons=tuple(reasons))
 
 
+def _structure_over_label(registry: BaseRegistry, record: Any, found: Detection) -> Detection:
+    """Return `found`, or the era the structure shows when the labelled era cannot be right.
+
+    A label goes stale when a file moves on and keeps its old `$schema`. The structure decides
+    when the record does not fit the labelled era's fingerprint, is not valid at that version,
+    and fits exactly one other era; the evidence says so.
+    """
+    if not found.ok or found.family is None or found.version is None:
+        return found
+    eras = _era_fingerprints(registry, found.family)
+    labelled = dict(eras).get(found.version)
+    if labelled is None or labelled.fits(record):
+        return found
+    fitting = [(v, fp) for v, fp in eras if fp.fits(record)]
+    if len(fitting) != 1 or validator(registry, found.family, found.version).is_valid(record):
+        return found
+    version, fingerprint = fitting[0]
+    differs = ", ".join(labelled.mismatches(record))
+    overrule = Evidence(
+        "structure",
+        f"era {version}: {fingerprint.explain(record)}; the label's era {found.version} "
+        f"differs ({differs}) and the record is not valid there, so the structure decides",
+    )
+    return Detection("detected", found.family, version, (*found.evidence, overrule))
+
+
 def detect(registry: BaseRegistry, record: Any, filename: str | None = None) -> Detection:
     """Return the family and version of `record`, with the evidence that decided them."""
     if not isinstance(record, dict):
         kind = type(record).__name__
         return Detection("unknown", reasons=(f"a record must be a JSON object, not {kind}",))
-    return _by_marker(registry, record, filename) or _by_structure(
-        registry, record, _hinted(registry, filename), filename
-    )
+    found = _by_marker(registry, record, filename)
+    if found is not None:
+        return _structure_over_label(registry, record, found)
+    return _by_structure(registry, record, _hinted(registry, filename), filename)
