@@ -61,6 +61,16 @@ def test_a_label_stands_where_the_record_has_the_shape_of_its_era(registry: Regi
     assert (detection.version, [e.rule for e in detection.evidence]) == ("2", ["marker"])
 
 
+def test_an_eval_file_named_config_yaml_is_an_eval_file(registry: Registry) -> None:
+    evals = {"tests": [{"id": "t", "criteria": "c", "input": "hi"}]}
+    detection = registry.detect(evals, "examples/quickstart/.agentv/config.yaml")
+    assert (detection.family, detection.version) == ("agentv.eval", "3")
+    assert any("suggests agentv.config" in e.detail for e in detection.evidence)
+    settings = {"eval_patterns": ["evals/**/*.yaml"]}
+    detection = registry.detect(settings, "examples/quickstart/.agentv/config.yaml")
+    assert (detection.family, detection.version) == ("agentv.config", "2")
+
+
 def test_skill_creator_files_by_name_and_by_structure(registry: Registry) -> None:
     record = {"expectations": [], "pass_rate": 1.0}
     by_name = registry.detect(record, "workspace/eval-0/with_skill/grading.json")

@@ -5,7 +5,9 @@ Rules, in order:
    `agentv-eval-v2`); families that share a marker are told apart by structure, then by
    file name, then by validity. Where a family tells its eras apart by structure, a label whose
    era the record neither fits nor is valid at gives way to the one era the structure shows;
-2. file-name hints (`grading.json`) together with structure;
+2. file-name hints (`grading.json`) together with structure; a name that suggests only families
+   without a fingerprint (`config.yaml`) gives way to a family whose structure fits, and where
+   several families fit, the one the record is valid as;
 3. structure alone: the family's fingerprint, then the version (its era fingerprint, or the only
    version at which the record is valid).
 Detection never falls back to a default: what it cannot decide is reported with the candidates.
@@ -176,6 +178,19 @@ def _closest(registry: BaseRegistry, record: Any, families: Sequence[str]) -> st
     return f"{closest}; its closest {_describe_eras(eras)}" if len(eras) == 1 else closest
 
 
+Decided = tuple[str, str, tuple[Evidence, ...]]
+
+
+def _valid_one(registry: BaseRegistry, record: Any, decided: list[Decided]) -> list[Decided]:
+    """Return the one decided family at whose version `record` is valid, or all of them."""
+    valid = [d for d in decided if validator(registry, d[0], d[1]).is_valid(record)]
+    if len(valid) != 1:
+        return decided
+    family, version, found = valid[0]
+    others = ", ".join(f"{f}@{v}" for f, v, _ in decided if f != family)
+    return [(family, version, (*found, Evidence("validity", f"not valid as {others}")))]
+
+
 def _from_pool(
     registry: BaseRegistry,
     record: Any,
@@ -183,7 +198,7 @@ def _from_pool(
     evidence: dict[str, list[Evidence]],
 ) -> Detection:
     candidates: list[Candidate] = []
-    decided: list[tuple[str, str, tuple[Evidence, ...]]] = []
+    decided: list[Decided] = []
     unfit: list[str] = []
     for family in families:
         version, found, undecided = _decide_version(registry, family, record)
@@ -196,6 +211,11 @@ def _from_pool(
             continue
         decided.append((family, version, (*evidence.get(family, ()), *found)))
         candidates.append(Candidate(family, version, "structure"))
+    if len(decided) > 1 and len(candidates) == len(decided):
+        # Several families fit (an eval file whose `targets` names a file fits agentv.targets
+        # too): the one the record is valid as, if only one.
+        decided = _valid_one(registry, record, decided)
+        candidates = [Candidate(f, v, "structure") for f, v, _ in decided]
     if len(decided) == 1 and len(candidates) == 1:
         family, version, found = decided[0]
         return Detection("detected", family, version, found, tuple(candidates))
@@ -338,11 +358,19 @@ def _readable(registry: BaseRegistry, filename: str | None) -> list[str]:
 
 
 def _named(registry: BaseRegistry, hinted: set[str], filename: str | None) -> set[str]:
-    """Return the families of `hinted` that name `filename` exactly (a pattern with no wildcard)."""
+    """Return the families of `hinted` that name `filename` exactly (a pattern with no wildcard).
+
+    Only families with a structure to check count: a name is not enough to claim a file whose
+    structure is another family's (an AgentV eval file may be called `config.yaml`).
+    """
     if not filename:
         return set()
     name = Path(filename).name.removesuffix(".gz")
-    return {f for f in hinted if name in registry.manifest(f).files}
+    return {
+        f
+        for f in hinted
+        if name in registry.manifest(f).files and not registry.manifest(f).structure.empty
+    }
 
 
 def _hinted(registry: BaseRegistry, filename: str | None) -> set[str]:
@@ -456,13 +484,23 @@ def _by_structure(
     if hinted:
         both = [f for f in fits if f in hinted]
         bare = [m.name for m in manifests if m.name in hinted and m.structure.empty]
-        pool = both or bare
+        pool = both or ([] if fits else bare)
         if pool:
             for name in pool:
                 patterns = ", ".join(registry.manifest(name).files)
                 hint = Evidence("file-name", f"{Path(filename or '').name} matches {patterns}")
                 evidence.setdefault(name, []).insert(0, hint)
             return _from_pool(registry, record, pool, evidence)
+        if bare:
+            # The name suggests only families with no structure of their own (`config.yaml`);
+            # the structure names another family, and says more.
+            passed = Evidence(
+                "file-name",
+                f"{Path(filename or '').name} suggests {', '.join(bare)}, which has no "
+                "structure to check; the structure decides",
+            )
+            for name in fits:
+                evidence[name].append(passed)
     if fits:
         return _from_pool(registry, record, fits, evidence)
     # The closest family is sought first among those the file name suggests.
