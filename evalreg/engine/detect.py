@@ -9,7 +9,8 @@ Rules, in order:
    without a fingerprint (`config.yaml`) gives way to a family whose structure fits, and where
    several families fit, the one the record is valid as;
 3. structure alone: the family's fingerprint, then the version (its era fingerprint, or the only
-   version at which the record is valid).
+   version at which the record is valid; where it is valid at several eras and fits none, the
+   one whose fingerprint forbids none of its keys).
 Detection never falls back to a default: what it cannot decide is reported with the candidates.
 """
 
@@ -125,6 +126,15 @@ def _decide_version(
     valid = [v for v in pool if validator(registry, family, v).is_valid(record)]
     if len(valid) == 1:
         return valid[0], (Evidence("validity", f"valid only at {valid[0]}"),), ()
+    if len(valid) > 1 and eras and not era:
+        # An era's fingerprint forbids what only later eras have: of the eras at which the
+        # record is valid, the one whose fingerprint forbids none of its keys is its era.
+        forbids = dict(eras)
+        clear = [v for v in valid if v not in forbids or not forbids[v].clashes(record)]
+        if len(clear) == 1:
+            others = ", ".join(v for v in valid if v != clear[0])
+            detail = f"valid at {clear[0]} and at {others}, whose fingerprints forbid its keys"
+            return clear[0], (Evidence("validity", detail),), ()
     if valid:
         return None, (), tuple(valid)
     if eras and not era:
