@@ -71,6 +71,15 @@ def test_an_eval_file_named_config_yaml_is_an_eval_file(registry: Registry) -> N
     assert (detection.family, detection.version) == ("agentv.config", "2")
 
 
+def test_valid_at_several_eras_and_fitting_none(registry: Registry) -> None:
+    # Checks under `assert` (eras 3 and 4) beside a conversation test (`turns`, 3.1 on): era 3
+    # forbids `turns`, era 3.1 forbids `assert`, era 4 forbids neither.
+    test = {"id": "t", "input": "hi", "assert": ["Greets back"], "turns": [{"input": "hi"}]}
+    detection = registry.detect({"tests": [test]})
+    assert (detection.family, detection.version) == ("agentv.eval", "4")
+    assert detection.evidence[-1].detail.startswith("valid at 4 and at 3, whose fingerprints")
+
+
 def test_skill_creator_files_by_name_and_by_structure(registry: Registry) -> None:
     record = {"expectations": [], "pass_rate": 1.0}
     by_name = registry.detect(record, "workspace/eval-0/with_skill/grading.json")
