@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -703,3 +707,63 @@ def test_a_default_test_in_another_file_keeps_the_suite_checks_at_the_top(
     assert result.record["default_test"] == "file://defaults.yaml"
     assert result.record["assert"] == record["assertions"]
     assert result.record["input"] == record["input"]
+
+
+# -- the conformance script ------------------------------------------------------------------
+
+
+def _commit(repo: Path, date: str, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text, encoding="utf-8")
+    env = {**os.environ, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
+    env |= {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t"}
+    env |= {"GIT_COMMITTER_EMAIL": "t@t"}
+    subprocess.run(["git", "-C", str(repo), "add", "-A"], check=True, env=env)
+    subprocess.run(["git", "-C", str(repo), "commit", "-qm", date], check=True, env=env)
+
+
+def test_conformance_script_judges_each_file_by_its_dates_schema(tmp_path: Path) -> None:
+    repo = tmp_path / "agentv"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    # AgentV's schema of February asks for `tests`; in April it asks for `cases` (invented).
+    schema = '{"type": "object", "required": ["%s"]}'
+    era3 = (ERAS / "era3-code-review.eval.yaml").read_text()
+    era31 = (ERAS / "era3.1-export-screening.eval.yaml").read_text()
+    _commit(
+        repo,
+        "2026-02-20T12:00:00+00:00",
+        {
+            "skills/references/eval-schema.json": schema % "tests",
+            "evals/review.eval.yaml": era3,
+            "evals/.agentv/targets.yaml": (ERAS / "targets.yaml").read_text(),
+        },
+    )
+    _commit(
+        repo,
+        "2026-04-02T12:00:00+00:00",
+        {
+            "skills/references/eval-schema.json": schema % "cases",
+            "evals/review.eval.yaml": era31,
+            "evals/runs.exp.yaml": "eval_cases: '*'\n",
+        },
+    )
+    script = Path(__file__).parent.parent / "benchmarks" / "conformance_agentv.py"
+    details = tmp_path / "outcomes.jsonl"
+    run = subprocess.run(
+        [sys.executable, str(script), str(repo), "--json", str(details), "--refused"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    out = run.stdout
+    assert out.startswith("2 eval files (distinct contents) first seen in 2 commits")
+    assert "2 versions of AgentV's published eval-file schema" in out
+    rows = [json.loads(line) for line in details.read_text().splitlines()]
+    assert [(r["date"], r["era"], r["valid"], r["upstream"]) for r in rows] == [
+        ("2026-02-20", "3", True, True),
+        ("2026-04-02", "3.1", True, False),
+    ]
+    assert "parity (of those, valid at the era evalreg detects): 100.0% (1/1)" in out
+    assert "migrated to 4 and valid there: 100.0% (2/2)" in out
+    assert "still refused, by first problem:\n" in out
