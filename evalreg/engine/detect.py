@@ -289,6 +289,8 @@ class _Prepared:
         self.keys = tuple((p, _top_key(p)) for p in pointers)
         self.cacheable = all("*" not in split(p) for p in pointers)
         self.presence = {f: _presence(registry.manifest(f).structure) for f in families}
+        self.eras = frozenset(f for f in families if _era_fingerprints(registry, f))
+        """The families that tell their versions apart by structure."""
         self.stated: dict[Hashable, tuple[Stated, frozenset[str] | None]] = {}
         self.decided: dict[Hashable, Detection] = {}
         self.hints: dict[str, frozenset[str]] = {}
@@ -555,5 +557,7 @@ def detect(registry: BaseRegistry, record: Any, filename: str | None = None) -> 
         return Detection("unknown", reasons=(f"a record must be a JSON object, not {kind}",))
     found = _by_marker(registry, record, filename)
     if found is not None:
-        return _structure_over_label(registry, record, found)
+        if found.family in _prepare(registry).eras:
+            return _structure_over_label(registry, record, found)
+        return found
     return _by_structure(registry, record, _hinted(registry, filename), filename)
