@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from evalreg import Registry
-from evalreg.batch.runner import check_paths
+from evalreg.batch.check import check_paths
 from evalreg.cli import main
 from evalreg.publish.check import check_registry
 

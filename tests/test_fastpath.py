@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from evalreg import Registry
-from evalreg.batch.runner import ValidRun, check_item, validate_paths
+from evalreg.batch.check import ValidRun, check_item, validate_paths
 from evalreg.engine import detect as detect_module
 from evalreg.io.readers import read_items
 from tests.conftest import RegistryFactory
@@ -297,7 +297,8 @@ def test_validating_lines_keeps_wide_integers_exact(registry: Registry, tmp_path
 
 
 def test_whole_file_reads_and_suffix_globs_match_the_general_ones(tmp_path: Path) -> None:
-    from evalreg.io.readers import _Globs, read_whole
+    from evalreg.batch.walk import _Globs
+    from evalreg.io.readers import read_whole
 
     path = tmp_path / "a.json"
     for data in (b"", b"{}", b"x" * 3_000_000):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evalreg.io.readers import file_kind, iter_files, read_items
+from evalreg.io.readers import file_kind, read_items
 
 
 def _write(path: Path, data: bytes | str) -> str:
@@ -85,23 +85,6 @@ def test_standard_input(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_missing_file_is_an_item_not_an_exception(tmp_path: Path) -> None:
     [item] = read_items(str(tmp_path / "nope.json"))
     assert item.error is not None and item.error.startswith("cannot open")
-
-
-def test_directories_are_walked_in_order_with_globs(tmp_path: Path) -> None:
-    _write(tmp_path / "b.json", "{}")
-    _write(tmp_path / "a" / "x.jsonl", "{}")
-    _write(tmp_path / "a" / "notes.txt", "hi")
-    _write(tmp_path / ".git" / "c.json", "{}")
-    _write(tmp_path / "a" / "skip.json", "{}")
-    (tmp_path / "dir.json").mkdir()  # real datastores have folders named like files
-    _write(tmp_path / "dir.json" / "inner.json", "{}")
-    found = [Path(p).relative_to(tmp_path).as_posix() for p in iter_files([tmp_path])]
-    assert found == ["b.json", "a/skip.json", "a/x.jsonl", "dir.json/inner.json"]
-    found = [
-        Path(p).relative_to(tmp_path).as_posix()
-        for p in iter_files([tmp_path], include=["*.json"], exclude=["skip.*", "dir.json/*"])
-    ]
-    assert found == ["b.json"]
 
 
 def test_file_kinds() -> None:

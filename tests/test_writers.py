@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 import evalreg
-import evalreg.batch.runner
-from evalreg.batch.runner import FileMigration, MigrateOptions, migrate_paths
+import evalreg.batch.migrate_file
+from evalreg.batch.migrate import migrate_paths
+from evalreg.batch.migrate_file import FileMigration, MigrateOptions
 from evalreg.io.writers import atomic_writer, write_atomic
 
 from .conftest import EXAMPLES
@@ -50,7 +51,7 @@ def test_a_crash_in_the_middle_of_migrating_a_jsonl_file_leaves_it_intact(
     shutil.copy(source, path)
     original = path.read_bytes()
     calls = {"n": 0}
-    real_dumps = evalreg.batch.runner.dumps
+    real_dumps = evalreg.batch.migrate_file.dumps
 
     def failing_dumps(value: object, **kwargs: bool) -> bytes:
         calls["n"] += 1
@@ -58,7 +59,7 @@ def test_a_crash_in_the_middle_of_migrating_a_jsonl_file_leaves_it_intact(
             raise OSError(28, "No space left on device")
         return real_dumps(value, **kwargs)
 
-    monkeypatch.setattr(evalreg.batch.runner, "dumps", failing_dumps)
+    monkeypatch.setattr(evalreg.batch.migrate_file, "dumps", failing_dumps)
     options = MigrateOptions(to="latest", in_place=True)
     *_, outcome = migrate_paths(evalreg.default_registry(), [str(path)], options)
     assert outcome == FileMigration(

@@ -1,0 +1,13 @@
+"""The batch room: runs over files and directories, as streams of plain results.
+
+`walk` (the files under paths: directories walked in sorted order, include and exclude globs),
+`check` (detect and validate every record under paths; valid records counted in runs),
+`migrate_file` (migrate one file, written only if every record succeeded; the options and the
+outcomes of a migration), `migrate` (migrate every file under paths, in one process or many),
+`parallel` (units of work, and the pool of processes that returns their results in input order)
+and `load` (`evalreg.load`: the records of one file for other programs, migrated on the fly).
+Nothing here prints or exits, and one bad file or record never stops the rest of a run.
+
+May import: `evalreg.engine`, `evalreg.registry`, `evalreg.io`, `evalreg.errors`,
+`evalreg.defaults`; never `evalreg.publish` or `evalreg.cli`.
+"""

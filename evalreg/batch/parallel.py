@@ -10,6 +10,7 @@ are handled in the calling process: a pool is not worth starting for them.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import itertools
 import os
@@ -128,6 +129,20 @@ def _units(sized: Iterable[tuple[str, int]], jobs: int) -> Iterator[Unit]:
             batch, batch_bytes = [], 0
     if batch:
         yield tuple(batch)
+
+
+@contextlib.contextmanager
+def frozen() -> Iterator[None]:
+    """Keep the garbage collector off every object that exists before a run.
+
+    A run parses records by the million, which sets off collections; each full one would walk
+    the registry, the schemas and the compiled validators again, which outlive the run anyway.
+    """
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 # -- the pool ----------------------------------------------------------------------------------

@@ -132,7 +132,7 @@ def detect_command(
     Consecutive JSONL lines with the same detection are shown as one range. Exit code 1 when a
     record is unreadable or its family or version cannot be decided.
     """
-    from evalreg.batch.runner import Summary, check_paths
+    from evalreg.batch.check import Summary, check_paths
 
     summary = Summary()
     checks = check_paths(context.registry, paths, include=include, exclude=exclude, validate=False)
@@ -242,7 +242,7 @@ def validate_command(
     Each problem is printed as `path:line: /json/pointer: message`. Exit code 0 when all
     records are valid, 1 when a record is invalid or unreadable, 2 for usage errors.
     """
-    from evalreg.batch.runner import RecordCheck, Summary, validate_paths
+    from evalreg.batch.check import RecordCheck, Summary, validate_paths
 
     if version and not family:
         fail("--version needs --family")
@@ -351,7 +351,8 @@ def migrate_command(
     already at the target is left untouched. Exit code 0 when every record migrated or was
     current, 1 when some failed, 2 for usage errors.
     """
-    from evalreg.batch.runner import FileMigration, MigrateOptions, migrate_paths
+    from evalreg.batch.migrate import migrate_paths
+    from evalreg.batch.migrate_file import FileMigration, MigrateOptions
     from evalreg.engine.steps import check_params, parse_params
 
     if sum(bool(x) for x in (out, in_place, dry_run)) != 1:

@@ -17,7 +17,7 @@ collection rule, `ALSO` (other families whose records its collectors take too, a
     class Collector:                        # collection scope: one per file
         def __init__(self, path): ...
         def add(self, record, ctx): ...     # every record of the file at a version it covers
-        def summary(self): ...              # small and picklable, or None to keep nothing
+        def summary(self): ...              # small plain data (it may cross processes), or None
 
     def finish(summaries, ctx):             # [(path, summary), ...] in input order
         ctx.report("/x", "...", path=..., line=None)

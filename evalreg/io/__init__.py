@@ -1,0 +1,9 @@
+"""The io room: bytes in and out, knowing nothing of schemas, registries or versions.
+
+`codec` (JSON parsing and writing, exact for every number), `readers` (a file's records, one
+`Item` each, parse failures included as values), `writers` (atomic writes, and when to flush
+them to disk), `yamlio` (YAML written back with its order, comments and layout) and `pointer`
+(JSON Pointers). Which files to read, walking directories, is the batch room's part.
+
+May import: `evalreg.errors`, `evalreg.defaults` and third-party libraries only.
+"""

@@ -1,29 +1,26 @@
-"""Readers: turn paths into records, one `Item` per record, parse failures included as values.
+"""Readers: turn files into records, one `Item` per record, parse failures included as values.
 
 Supported: `.json` (one document), `.jsonl` (one record a line, streamed), `.yaml` / `.yml`
-(safe loading; one record per YAML document), each optionally gzip-compressed (`.gz`),
-`-` for standard input, and directories walked recursively.
+(safe loading; one record per YAML document), each optionally gzip-compressed (`.gz`), and
+`-` for standard input. Walking directories for the files to read is `evalreg.batch.walk`'s part.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import io
 import itertools
 import os
-import re
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import IO, Any, Literal
 
 from evalreg.io.codec import DecodeError, DuplicateKeyError, loads
 
 Kind = Literal["json", "jsonl", "yaml"]
 STDIN = "-"
-_SUFFIXES: dict[str, Kind] = {".json": "json", ".jsonl": "jsonl", ".yaml": "yaml", ".yml": "yaml"}
-DEFAULT_INCLUDE = tuple(f"*{s}{gz}" for s in _SUFFIXES for gz in ("", ".gz"))
+SUFFIXES: dict[str, Kind] = {".json": "json", ".jsonl": "jsonl", ".yaml": "yaml", ".yml": "yaml"}
+"""The file name suffixes readers know (before any `.gz`), and the kind of each."""
 
 
 @dataclass(frozen=True)
@@ -54,7 +51,7 @@ def file_kind(path: str | os.PathLike[str]) -> Kind | None:
     name = os.fspath(path).lower()
     if name.endswith(".gz"):
         name = name[:-3]
-    return _SUFFIXES.get(os.path.splitext(name)[1])  # splitext looks at the last part only
+    return SUFFIXES.get(os.path.splitext(name)[1])  # splitext looks at the last part only
 
 
 def is_gzip(path: str | os.PathLike[str]) -> bool:
@@ -76,80 +73,6 @@ def open_binary(path: str | os.PathLike[str]) -> IO[bytes]:
 
         return gzip.open(path, "rb")  # type: ignore[return-value]
     return open(path, "rb", buffering=STREAM_BUFFER)
-
-
-_GLOB = re.compile(r"[*?\[]")
-
-
-class _Globs:
-    """Glob patterns (`fnmatch`), compiled once, matched against a relative path or its name."""
-
-    def __init__(self, patterns: Sequence[str]) -> None:
-        alternatives = "|".join(f"(?:{fnmatch.translate(os.path.normcase(p))})" for p in patterns)
-        self._match = re.compile(alternatives).match if patterns else None
-        # `*.json` and the like (every default) match a name ending so, whatever the folders.
-        literal = all(p.startswith("*") and not _GLOB.search(p[1:]) for p in patterns)
-        self._endings = tuple(os.path.normcase(p[1:]) for p in patterns) if literal else None
-
-    @property
-    def patterns(self) -> bool:
-        """Return whether there is any pattern at all."""
-        return self._match is not None
-
-    @property
-    def endings(self) -> tuple[str, ...] | None:
-        """Return the endings that decide a match by a file's name alone, if the patterns do.
-
-        That is when every pattern is `*` and a literal ending without a folder separator.
-        """
-        if self._endings is None or any("/" in e for e in self._endings):
-            return None
-        return self._endings
-
-    def __call__(self, relative: str) -> bool:
-        """Return whether `relative` (with `/` separators), or its last part, matches."""
-        if self._match is None:
-            return False
-        if self._endings is not None:
-            return os.path.normcase(relative).endswith(self._endings)
-        name = relative.rsplit("/", 1)[-1]
-        return bool(self._match(os.path.normcase(relative)) or self._match(os.path.normcase(name)))
-
-
-def iter_files(
-    paths: Iterable[str | os.PathLike[str]],
-    include: Sequence[str] = (),
-    exclude: Sequence[str] = (),
-) -> Iterator[str]:
-    """Yield the files to read: files as given, directories walked in sorted order.
-
-    In a directory, only files matching `include` (default: every supported suffix) and not
-    `exclude` are taken; hidden files and folders (names starting with `.`) are skipped, and
-    symbolic links to folders are not followed. Paths that do not exist are yielded as given,
-    so that reading them reports the problem.
-    """
-    included, excluded = _Globs(tuple(include) or DEFAULT_INCLUDE), _Globs(exclude)
-    for path in paths:
-        text = os.fspath(path)
-        if text == STDIN or not os.path.isdir(text):
-            if not excluded(Path(text).as_posix()):
-                yield text
-            continue
-        # With the defaults (`*.json` and the like, no exclusions) a name's ending decides.
-        endings = included.endings if not excluded.patterns else None
-        for root, dirs, files in os.walk(text):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            names = sorted(name for name in files if not name.startswith("."))
-            base = root if root.endswith(os.sep) else root + os.sep  # as `os.path.join` does
-            if endings is not None:
-                yield from [base + n for n in names if os.path.normcase(n).endswith(endings)]
-                continue
-            folder = Path(os.path.relpath(root, text)).as_posix()
-            prefix = "" if folder == "." else folder + "/"
-            for name in names:
-                relative = prefix + name
-                if included(relative) and not excluded(relative):
-                    yield base + name
 
 
 def _describe(err: Exception) -> str:

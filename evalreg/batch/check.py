@@ -1,0 +1,362 @@
+"""Checking the records under paths: detect and validate them, as streams of plain results.
+
+The command line prints these results; other programs can consume them directly. Nothing here
+prints or exits, and one bad file or record never stops the rest.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Generator, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from evalreg.batch import parallel
+from evalreg.batch.walk import iter_files
+from evalreg.engine.detect import Detection, detect
+from evalreg.engine.registry import Registry
+from evalreg.engine.validate import undecided_issues
+from evalreg.engine.validators import Issue, Validator
+from evalreg.io.codec import DecodeError, loads
+from evalreg.io.readers import (
+    STDIN,
+    Block,
+    Item,
+    cannot_read,
+    empty_file,
+    file_kind,
+    is_gzip,
+    jsonl_item,
+    open_binary,
+    read_blocks,
+    read_items,
+    read_items_from_bytes,
+    read_range_blocks,
+    read_whole,
+)
+
+
+@dataclass(frozen=True)
+class RecordCheck:
+    """The outcome of detecting (and validating) one record."""
+
+    path: str
+    line: int | None
+    status: Literal["valid", "invalid", "unreadable", "detected", "undetected"]
+    detection: Detection | None = None
+    issues: tuple[Issue, ...] = ()
+    error: str | None = None
+
+    @property
+    def family(self) -> str | None:
+        """Return the family the record was checked against."""
+        return self.detection.family if self.detection else None
+
+    @property
+    def version(self) -> str | None:
+        """Return the version the record was checked against."""
+        return self.detection.version if self.detection else None
+
+
+@dataclass(frozen=True)
+class ValidRun:
+    """Consecutive records of one file that are all valid: counted, not listed one by one."""
+
+    path: str
+    count: int
+
+
+@dataclass
+class Summary:
+    """Counts over a run."""
+
+    files: int = 0
+    records: int = 0
+    valid: int = 0
+    invalid: int = 0
+    unreadable: int = 0
+    _paths: set[str] = field(default_factory=set, repr=False)
+
+    def add(self, check: RecordCheck | ValidRun) -> None:
+        """Count one record (or a run of valid ones)."""
+        if check.path not in self._paths:
+            self._paths.add(check.path)
+            self.files += 1
+        if isinstance(check, ValidRun):
+            self.records += check.count
+            self.valid += check.count
+            return
+        if check.status == "unreadable":
+            self.unreadable += 1
+            return
+        self.records += 1
+        if check.status in ("valid", "detected"):
+            self.valid += 1
+        else:
+            self.invalid += 1
+
+    @property
+    def ok(self) -> bool:
+        """Return whether every record was read and is valid."""
+        return self.invalid == 0 and self.unreadable == 0
+
+    def as_dict(self) -> dict[str, int]:
+        """Return the counts as a plain mapping."""
+        return {
+            "files": self.files,
+            "records": self.records,
+            "valid": self.valid,
+            "invalid": self.invalid,
+            "unreadable": self.unreadable,
+        }
+
+
+def check_item(
+    registry: Registry,
+    item: Item,
+    *,
+    family: str | None = None,
+    version: str | None = None,
+    validate: bool = True,
+) -> RecordCheck:
+    """Detect and (unless `validate` is false) validate one read item."""
+    if not item.ok:
+        return RecordCheck(item.path, item.line, "unreadable", error=item.error)
+    record = item.record
+    if family is not None and version is not None:
+        detection = Detection("detected", family, version)
+    else:
+        detection = registry.detect(record, item.path)
+    if not validate:
+        status: Literal["detected", "undetected"] = "detected" if detection.ok else "undetected"
+        return RecordCheck(item.path, item.line, status, detection)
+    if detection.ok and family in (None, detection.family):
+        issues = registry.validate(record, detection.family, detection.version)
+    elif family is None:
+        # Undecided: say why. Detecting again without the file name could decide otherwise.
+        issues = undecided_issues(registry, detection)
+    else:
+        # Undecided, or another family than the one asked for: `validate` says why, or reads
+        # the version from the asked family's marker.
+        issues = registry.validate(record, family, version)
+    return RecordCheck(
+        item.path, item.line, "invalid" if issues else "valid", detection, tuple(issues)
+    )
+
+
+def _forced_version(registry: Registry, family: str | None, version: str | None) -> str | None:
+    """Check a family and version given by the caller; return the registry's spelling of it.
+
+    Raises:
+        UnknownFamilyError: `family` is not known.
+        UnknownVersionError: `version` is not one of the family's.
+    """
+    if family is None:
+        return version
+    registry.manifest(family)
+    return None if version is None else registry.resolve_version(family, version)
+
+
+def check_paths(
+    registry: Registry,
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    family: str | None = None,
+    version: str | None = None,
+    validate: bool = True,
+) -> Iterator[RecordCheck]:
+    """Yield one check per record of every file under `paths`, in file then line order."""
+    version = _forced_version(registry, family, version)
+    for path in iter_files(paths, include, exclude):
+        for item in read_items(path):
+            yield check_item(registry, item, family=family, version=version, validate=validate)
+
+
+class _QuickCheck:
+    """Tell records that are certainly valid at the cost of detecting and one `is_valid`.
+
+    Anything else (invalid, undetected, unreadable) gets the full `check_item`, so the results
+    are those of `check_item` record for record.
+    """
+
+    def __init__(self, registry: Registry, family: str | None, version: str | None) -> None:
+        self.registry = registry
+        self.family = family
+        self.version = version
+        self._validators: dict[tuple[str, str], Validator] = {}
+
+    def valid(self, record: Any, path: str) -> bool:
+        """Return True when `check_item` would find `record` valid; False when it may not."""
+        family, version = self.family, self.version
+        if family is None or version is None:
+            detection = detect(self.registry, record, path)
+            if not detection.ok or (family is not None and detection.family != family):
+                return False
+            family, version = detection.family, detection.version
+            assert family is not None and version is not None
+        validator = self._validators.get((family, version))
+        if validator is None:
+            validator = self._validators[family, version] = self.registry.validator(family, version)
+        return validator.is_valid(record)
+
+    def items(self, items: Iterable[Item]) -> Iterator[RecordCheck | ValidRun]:
+        """Check read items: runs of valid ones counted, the others checked in full."""
+        valid, path = 0, ""
+        for item in items:
+            if item.ok and self.valid(item.record, item.path):
+                valid, path = valid + 1, item.path
+                continue
+            if valid:
+                yield ValidRun(path, valid)
+                valid = 0
+            yield check_item(self.registry, item, family=self.family, version=self.version)
+        if valid:
+            yield ValidRun(path, valid)
+
+    def lines(
+        self, blocks: Iterable[Block], path: str
+    ) -> Generator[RecordCheck | ValidRun, None, int]:
+        """Check the lines of a JSONL file, like `items`; return the number of lines."""
+        valid = line_no = 0
+        is_valid = self.valid
+        for block in blocks:
+            last = len(block.lines) - 1
+            for index, line in enumerate(block.lines):
+                try:
+                    record = loads(line)
+                except DecodeError:
+                    pass
+                else:
+                    if is_valid(record, path):
+                        valid += 1
+                        continue
+                ended = block.ended or index < last
+                item = jsonl_item(path, line_no + index + 1, line + b"\n" if ended else line)
+                if item is None:
+                    continue
+                if valid:
+                    yield ValidRun(path, valid)
+                    valid = 0
+                yield check_item(self.registry, item, family=self.family, version=self.version)
+            line_no += last + 1
+        if valid:
+            yield ValidRun(path, valid)
+        return line_no
+
+    def file(self, path: str) -> Iterator[RecordCheck | ValidRun]:
+        """Check every record of one file."""
+        kind = file_kind(path)
+        if kind == "json" and path != STDIN and not is_gzip(path):
+            try:
+                data = read_whole(path)
+            except OSError:
+                pass  # the general path below says why
+            else:
+                try:
+                    if self.valid(loads(data), path):
+                        yield ValidRun(path, 1)
+                        return
+                except DecodeError:
+                    pass
+                yield from self.items(read_items_from_bytes(data, path, kind))
+                return
+        if kind not in ("json", "jsonl") or path == STDIN:
+            yield from self.items(read_items(path))
+            return
+        try:
+            stream = open_binary(path)
+        except OSError:
+            yield from self.items(read_items(path, kind))  # it says why it cannot open
+            return
+        with stream:
+            try:
+                if kind == "jsonl":
+                    if not (yield from self.lines(read_blocks(stream), path)):
+                        yield check_item(self.registry, empty_file(path))
+                    return
+                data = stream.read()
+                try:
+                    if self.valid(loads(data), path):
+                        yield ValidRun(path, 1)
+                        return
+                except DecodeError:
+                    pass
+                yield from self.items(read_items_from_bytes(data, path, kind))
+            except (OSError, EOFError) as err:
+                yield check_item(self.registry, cannot_read(path, err))
+
+    def part(self, part: parallel.Part) -> tuple[list[RecordCheck | ValidRun], int]:
+        """Check one unit part; return its results and, for a range, its number of lines."""
+        if part.end is None:
+            return list(self.file(part.path)), 0
+        results: list[RecordCheck | ValidRun] = []
+        lines = self.lines(read_range_blocks(part.path, part.start, part.end), part.path)
+        try:
+            while True:
+                results.append(next(lines))
+        except StopIteration as done:
+            return results, done.value
+        except OSError as err:
+            results.append(check_item(self.registry, cannot_read(part.path, err)))
+            return results, 0
+
+
+Checked = tuple[list[RecordCheck | ValidRun], int] | int
+"""What a worker reports of one part: its results and number of lines, or for a whole file whose
+records are all valid, just how many (the parent knows the path: far less to send back)."""
+
+
+def _check_unit(
+    registry: Registry, unit: parallel.Unit, family: str | None, version: str | None
+) -> list[Checked]:
+    quick = _QuickCheck(registry, family, version)
+    found: list[Checked] = []
+    for part in unit:
+        checks, lines = quick.part(part)
+        if part.whole and len(checks) == 1 and isinstance(checks[0], ValidRun):
+            found.append(checks[0].count)
+        else:
+            found.append((checks, lines))
+    return found
+
+
+def validate_paths(
+    registry: Registry,
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    family: str | None = None,
+    version: str | None = None,
+    jobs: int = 1,
+) -> Iterator[RecordCheck | ValidRun]:
+    """Yield the check of every record under `paths` that is not valid, in file then line order.
+
+    Valid records are counted in runs (`ValidRun`) between the others. With `jobs` above one and
+    enough input, files and ranges of large JSONL files are checked by that many processes; the
+    results, and their order, are the same as with one.
+    """
+    version = _forced_version(registry, family, version)
+    roots = [os.fspath(p) for p in paths]
+    quick = _QuickCheck(registry, family, version)
+    jobs = 1 if STDIN in roots else jobs
+    files, units = parallel.plan(iter_files(roots, include, exclude), jobs)
+    if units is None:
+        with parallel.frozen():
+            for path in files:
+                yield from quick.file(path)
+        return
+    offset = 0
+    for unit, found in parallel.imap(_check_unit, units, registry, jobs, (family, version)):
+        for part, checked in zip(unit, found, strict=True):
+            if isinstance(checked, int):
+                yield ValidRun(part.path, checked)
+                continue
+            checks, lines = checked
+            for check in checks:
+                if offset and isinstance(check, RecordCheck) and check.line is not None:
+                    check = replace(check, line=check.line + offset)
+                yield check
+            offset = 0 if part.last else offset + lines

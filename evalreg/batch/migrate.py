@@ -1,0 +1,315 @@
+"""Migrating the files under paths: the outcome of every record and of every file, as a stream.
+
+A file is written (atomically) only when every record in it migrated or was current. With
+several jobs, files and ranges of large JSONL files are migrated by worker processes, and their
+outcomes come back in order. Nothing here prints or exits, and one bad file or record never stops
+the rest.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from evalreg.batch import parallel
+from evalreg.batch.migrate_file import (
+    Abandon,
+    FileMigration,
+    MigrateOptions,
+    MigrationEvent,
+    RecordMigration,
+    Tally,
+    cannot_write,
+    migrate_file,
+    migrate_items,
+    must_sync,
+)
+from evalreg.batch.walk import iter_files
+from evalreg.engine.migrate import MigrationResult
+from evalreg.engine.registry import Registry
+from evalreg.io.readers import Item, cannot_read, jsonl_item, read_range
+from evalreg.io.writers import WRITE_BUFFER, atomic_writer, sync_folders, sync_written
+
+
+def _output_path(path: str, root: str | None, options: MigrateOptions) -> str | None:
+    if options.dry_run:
+        return None
+    if options.in_place:
+        return path
+    assert options.out is not None
+    if not root:
+        return os.path.join(options.out, os.path.basename(path))
+    # A walk yields `root` joined with the rest: cut it off, sparing `relpath` (per file).
+    rest = path[len(root) :]
+    if path.startswith(root) and (root.endswith(os.sep) or rest.startswith(os.sep)):
+        return os.path.join(options.out, rest.lstrip(os.sep))
+    return os.path.join(options.out, os.path.relpath(path, root))
+
+
+def _lean(event: RecordMigration | FileMigration) -> RecordMigration | FileMigration:
+    """Return `event` without its record, which need not cross a process boundary."""
+    if isinstance(event, FileMigration) or event.result is None:
+        return event
+    return replace(event, result=replace(event.result, record=None))
+
+
+def _succeeded(event: MigrationEvent) -> bool:
+    """Return whether `event` is a record that migrated or was current (and has a line)."""
+    return (
+        isinstance(event, RecordMigration)
+        and event.line is not None
+        and event.result is not None
+        and event.result.status != "failed"
+        and not event.changes
+    )
+
+
+def _runs(events: Iterable[MigrationEvent], grouped: bool = False) -> list[MigrationEvent]:
+    """Return lean `events` with the records that succeeded alike counted in one event each.
+
+    Alike: records of one file with equal results (status, versions, steps and notes; the
+    records themselves are gone, see `_lean`). Counted are the runs of such records on
+    consecutive lines; with `grouped`, all of them, at the first one's line, in the order of
+    first appearance. A worker sends these to the parent, which then handles one event per run
+    or group rather than one per record.
+    """
+    found: list[MigrationEvent] = []
+    heads: dict[int, RecordMigration] = {}  # index in `found` -> the first record it counts
+    counts: dict[int, int] = {}  # index in `found` -> how many records it counts
+    groups: dict[tuple[str, MigrationResult], int] = {}  # (path, result) -> index in `found`
+    run, next_line = -1, 0  # the run the next record may join (-1: none), and its line
+    for event in events:
+        if not _succeeded(event):
+            found.append(event)
+            run = -1
+            continue
+        assert isinstance(event, RecordMigration) and event.result is not None
+        if grouped:
+            index = groups.setdefault((event.path, event.result), len(found))
+        elif run >= 0 and event.line == next_line and event.result == heads[run].result:
+            index = run  # a record of one file follows the last: the path is the same
+        else:
+            index = len(found)
+        if index < len(found):
+            counts[index] += 1
+        else:
+            found.append(event)
+            heads[index], counts[index], run = event, 1, index
+        next_line = (event.line or 0) + 1
+    for index, count in counts.items():
+        if count > 1:
+            found[index] = replace(heads[index], count=count)
+    return found
+
+
+Ranged = tuple[list[MigrationEvent], int, str | None]
+"""What a worker reports of one part: its events (in runs), its number of lines, and a write
+error."""
+
+
+def _migrate_part(
+    registry: Registry,
+    part: parallel.Part,
+    output: str | None,
+    scratch: str | None,
+    options: MigrateOptions,
+    folders: set[Path],
+) -> Ranged:
+    """Migrate a whole file, or a range of a JSONL file into the file `scratch`."""
+    if part.end is None:
+        whole = migrate_file(registry, part.path, output, options, folders=folders)
+        return _runs((_lean(e) for e in whole), options.grouped), 0, None
+    events: list[RecordMigration | FileMigration] = []
+    lines = 0
+
+    def items() -> Iterator[Item]:
+        nonlocal lines
+        assert part.end is not None
+        try:
+            for lines, line in enumerate(read_range(part.path, part.start, part.end), 1):
+                item = jsonl_item(part.path, lines, line)
+                if item is not None:
+                    yield item
+        except (OSError, EOFError) as err:
+            yield cannot_read(part.path, err)
+
+    try:
+        with contextlib.ExitStack() as stack:
+            stream = None
+            if scratch is not None:
+                Path(scratch).parent.mkdir(parents=True, exist_ok=True)
+                stream = stack.enter_context(open(scratch, "wb", buffering=WRITE_BUFFER))
+            for event in migrate_items(registry, items(), options, Tally(), stream):
+                events.append(_lean(event))
+    except OSError as err:
+        return _runs(events, options.grouped), lines, err.strerror or str(err)
+    return _runs(events, options.grouped), lines, None
+
+
+def _migrate_unit(
+    registry: Registry,
+    task: tuple[parallel.Unit, tuple[str | None, ...], tuple[str | None, ...]],
+    options: MigrateOptions,
+) -> list[Ranged]:
+    unit, outputs, scratches = task
+    folders: set[Path] = set()
+    try:
+        return [
+            _migrate_part(registry, part, output, scratch, options, folders)
+            for part, output, scratch in zip(unit, outputs, scratches, strict=True)
+        ]
+    finally:
+        if options.out is None:
+            sync_folders(folders)  # in place: the files are synced; with --out, see migrate_paths
+
+
+def _join_ranges(
+    path: str,
+    output: str | None,
+    options: MigrateOptions,
+    ranges: Iterable[tuple[Ranged, str | None]],
+    folders: set[Path],
+) -> Iterator[RecordMigration | FileMigration]:
+    """Report and write a JSONL file migrated in ranges, as `migrate_file` would."""
+    tally = Tally()
+    offset = 0
+    in_place = output == path
+    failure: str | None = None
+    try:
+        with contextlib.ExitStack() as stack:
+            stream = None
+            if output is not None:
+                backup = options.backup if in_place else None
+                sync = must_sync(output, path, folders)
+                writer = atomic_writer(output, backup=backup, folders=folders, sync=sync)
+                stream = stack.enter_context(writer)
+            for (events, lines, error), scratch in ranges:
+                for event in events:
+                    assert isinstance(event, RecordMigration)
+                    yield tally.add(event.shifted(offset) if offset else event)
+                if error is not None:
+                    failure = error
+                    raise Abandon
+                if stream is not None and scratch is not None:
+                    with open(scratch, "rb") as part:
+                        shutil.copyfileobj(part, stream, 1 << 20)
+                    os.remove(scratch)
+                offset += lines
+            if output is not None and (tally.failed or (in_place and not tally.migrated)):
+                raise Abandon
+    except Abandon:
+        pass
+    except OSError as err:
+        failure = err.strerror or str(err)
+    if failure is not None:
+        message = cannot_write(output, failure)
+        yield FileMigration(path, output, "failed", 0, 0, tally.failed, message)
+        return
+    yield tally.outcome(path, output, rewrites=output is not None and output != path)
+
+
+def migrate_paths(
+    registry: Registry,
+    paths: Sequence[str],
+    options: MigrateOptions,
+    *,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    jobs: int = 1,
+) -> Iterator[RecordMigration | FileMigration]:
+    """Migrate every file under `paths`; yield each record's outcome and each file's.
+
+    With `jobs` above one and enough input, files and ranges of large JSONL files are migrated
+    by that many processes: the files written and the outcomes reported, in their order, are the
+    same as with one, except that the results carry no records (they are in the files) and that
+    records that succeeded alike come as one outcome with their `count` (see `RecordMigration`).
+    """
+    outputs: deque[str | None] = deque()  # of the files walked, in order
+
+    def walk() -> Iterator[str]:
+        for root in paths:
+            base = root if os.path.isdir(root) else None
+            for path in iter_files([root], include, exclude):
+                outputs.append(_output_path(path, base, options))
+                yield path
+
+    # Files rewritten in place are synced one by one (each replaces the only copy of its
+    # records) and their folders once each at the end. With --out the originals stay, so the
+    # outputs are renamed into place unsynced and flushed all at once at the end.
+    synced = options.out is None or options.dry_run
+    folders: set[Path] = set()
+    files, units = parallel.plan(walk(), jobs)
+    if units is None:
+        try:
+            with parallel.frozen():
+                for path in files:
+                    output = outputs.popleft()
+                    yield from migrate_file(registry, path, output, options, folders=folders)
+        finally:
+            sync_written(folders, files_synced=synced)
+        return
+    scratches: list[str] = []
+
+    def tasks() -> Iterator[tuple[parallel.Unit, tuple[str | None, ...], tuple[str | None, ...]]]:
+        assert units is not None
+        target: str | None = None
+        for unit in units:
+            targets, parts = [], []
+            for part in unit:
+                if part.start == 0:  # a file begins (the ranges of one file share its output)
+                    target = outputs.popleft()
+                targets.append(target)
+                scratch = None
+                if not part.whole and target is not None:
+                    scratch = _scratch_name(target, part.start)
+                    scratches.append(scratch)
+                parts.append(scratch)
+            yield unit, tuple(targets), tuple(parts)
+
+    results = parallel.imap(_migrate_unit, tasks(), registry, jobs, (options,))
+    flat = (
+        (part, output, scratch, found)
+        for (unit, targets, parts), ranged in results
+        for part, output, scratch, found in zip(unit, targets, parts, ranged, strict=True)
+    )
+    try:
+        for part, output, scratch, found in flat:
+            if part.whole:
+                yield from found[0]
+                continue
+            ranges = _file_ranges(part, scratch, found, flat)
+            yield from _join_ranges(part.path, output, options, ranges, folders)
+            for _ in ranges:
+                pass  # the ranges after a failed write
+    finally:
+        results.close()  # stops the workers before their scratch files go
+        for scratch in scratches:
+            with contextlib.suppress(OSError):
+                os.remove(scratch)
+        if not synced:
+            folders.add(Path(str(options.out)))  # the workers' outputs are flushed here too
+        sync_written(folders, files_synced=synced)
+
+
+def _file_ranges(
+    part: parallel.Part,
+    scratch: str | None,
+    found: Ranged,
+    rest: Iterator[tuple[parallel.Part, str | None, str | None, Ranged]],
+) -> Iterator[tuple[Ranged, str | None]]:
+    """Yield the results of the ranges of one file, the first given, the others from `rest`."""
+    yield found, scratch
+    while not part.last:
+        part, _, scratch, found = next(rest)
+        yield found, scratch
+
+
+def _scratch_name(output: str, start: int) -> str:
+    """Return where a worker writes the migrated lines of the range of `output` at `start`."""
+    head, name = os.path.split(output)
+    return os.path.join(head, f".{name}.{os.getpid()}.{start}.part")

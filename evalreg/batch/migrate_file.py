@@ -1,0 +1,311 @@
+"""Migrating one file: its records migrated, and the file written only if every one succeeded.
+
+Also the options of a migration and the plain outcomes it reports, of records and of files.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, Literal
+
+from evalreg.engine.migrate import MigrationResult, ValidateMode, migrate_record
+from evalreg.engine.registry import Registry
+from evalreg.io.codec import dumps
+from evalreg.io.readers import (
+    STDIN,
+    Item,
+    file_kind,
+    is_gzip,
+    open_binary,
+    read_items,
+    read_items_from_bytes,
+    read_whole,
+    sniff_kind,
+)
+from evalreg.io.writers import atomic_writer
+
+
+@dataclass(frozen=True)
+class RecordMigration:
+    """What happened to one record of a file being migrated."""
+
+    path: str
+    line: int | None
+    result: MigrationResult | None
+    error: str | None = None
+    """Why the record could not be read (then `result` is None)."""
+    changes: tuple[str, ...] = ()
+    """A short summary of the changes (dry runs only)."""
+    count: int = 1
+    """How many records of the file had this same outcome: always one with `jobs` one. Outcomes
+    that come back from other processes (`jobs` above one) count the records that succeeded with
+    the same steps and notes on consecutive lines from `line`, or with `MigrateOptions.grouped`
+    in one part of the work, `line` being the first of them; the others stand for one each."""
+
+    @property
+    def status(self) -> str:
+        """Return `migrated`, `current`, `failed` or `unreadable`."""
+        return "unreadable" if self.result is None else self.result.status
+
+    def shifted(self, lines: int) -> RecordMigration:
+        """Return this outcome `lines` lines further down its file."""
+        line = None if self.line is None else self.line + lines
+        return RecordMigration(self.path, line, self.result, self.error, self.changes, self.count)
+
+
+@dataclass(frozen=True)
+class FileMigration:
+    """What happened to one file."""
+
+    path: str
+    output: str | None
+    status: Literal["written", "unchanged", "failed", "planned"]
+    migrated: int = 0
+    current: int = 0
+    failed: int = 0
+    message: str = ""
+
+
+MigrationEvent = RecordMigration | FileMigration
+"""What migrating reports: the outcome of a record (or of a run of records), or of a file."""
+
+
+@dataclass(frozen=True)
+class MigrateOptions:
+    """How to migrate: the target, where to write, and the policies."""
+
+    to: str
+    family: str | None = None
+    params: Mapping[str, Any] = field(default_factory=dict)
+    allow_loss: bool = False
+    validate: ValidateMode = "final"
+    out: str | None = None
+    in_place: bool = False
+    backup: str | None = None
+    dry_run: bool = False
+    grouped: bool = False
+    """With `jobs` above one, report the records of a part of the work that succeeded alike as
+    one outcome, at the first one's line, with their count (`RecordMigration.count`), rather than
+    runs of consecutive ones: for callers that only count them and summarise their notes."""
+
+
+def change_summary(before: Any, after: Any, limit: int = 8) -> tuple[str, ...]:
+    """Return a short list of what changed between two records (`added /a/b`, ...)."""
+    from deepdiff import DeepDiff
+
+    diff = DeepDiff(before, after, view="tree", ignore_order=False, verbose_level=0)
+    found: list[str] = []
+    labels = {
+        "dictionary_item_added": "added",
+        "dictionary_item_removed": "removed",
+        "iterable_item_added": "added",
+        "iterable_item_removed": "removed",
+        "values_changed": "changed",
+        "type_changes": "changed type of",
+    }
+    for kind, label in labels.items():
+        for node in diff.get(kind, ()):
+            path = node.path(output_format="list")
+            found.append(f"{label} /" + "/".join(str(p) for p in path))
+    found.sort(key=lambda s: s.split(" ", 1)[-1])
+    if len(found) > limit:
+        found = [*found[:limit], f"... and {len(found) - limit} more"]
+    return tuple(found)
+
+
+def _migrate_item(registry: Registry, item: Item, options: MigrateOptions) -> RecordMigration:
+    if not item.ok:
+        return RecordMigration(item.path, item.line, None, item.error)
+    # The record was parsed for this run alone and nothing changes it: no copy is needed.
+    result = migrate_record(
+        registry,
+        item.record,
+        options.to,
+        family=options.family,
+        params=options.params,
+        allow_loss=options.allow_loss,
+        validate=options.validate,
+        filename=item.path,
+        copy_input=False,
+    )
+    changes: tuple[str, ...] = ()
+    if options.dry_run and result.status == "migrated":
+        changes = change_summary(item.record, result.record)
+    return RecordMigration(item.path, item.line, result, changes=changes)
+
+
+def _serialise(records: Sequence[Any], kind: str | None, original: bytes) -> bytes:
+    if kind == "yaml":
+        from evalreg.io.yamlio import dump_yaml
+
+        return dump_yaml(records, original)
+    indent = b"\n" in original.strip()
+    data = dumps(records[0], indent=indent)
+    return data + b"\n" if original.endswith(b"\n") else data
+
+
+class Abandon(Exception):
+    """Raised inside an atomic write to discard it and leave the file untouched."""
+
+
+@dataclass
+class Tally:
+    """The records of one file counted by outcome, from which the file's outcome follows."""
+
+    migrated: int = 0
+    current: int = 0
+    failed: int = 0
+
+    def add(self, migration: RecordMigration) -> RecordMigration:
+        """Count a record's outcome (`count` records for a run); return it."""
+        if migration.status == "migrated":
+            self.migrated += migration.count
+        elif migration.status == "current":
+            self.current += migration.count
+        else:
+            self.failed += migration.count
+        return migration
+
+    def outcome(self, path: str, output: str | None, rewrites: bool) -> FileMigration:
+        """Return the outcome of the file counted (`rewrites`: copied elsewhere even if current)."""
+        status: Literal["written", "unchanged", "failed", "planned"]
+        message = ""
+        if self.failed:
+            status, message = "failed", "left as it was: some records failed"
+        elif output is None:
+            status = "planned"
+        elif not self.migrated and not rewrites:
+            status = "unchanged"
+        else:
+            status = "written"
+        return FileMigration(
+            path, output, status, self.migrated, self.current, self.failed, message
+        )
+
+
+def migrate_items(
+    registry: Registry,
+    items: Iterable[Item],
+    options: MigrateOptions,
+    tally: Tally,
+    stream: IO[bytes] | None,
+) -> Iterator[RecordMigration]:
+    """Migrate JSONL items; write each result (or the line as it was) to `stream`, if any."""
+    for item in items:
+        migration = tally.add(_migrate_item(registry, item, options))
+        yield migration
+        if stream is None:
+            continue
+        result = migration.result
+        if result is not None and result.status == "migrated":
+            stream.write(dumps(result.record) + b"\n")
+        elif item.raw is not None:
+            stream.write(item.raw if item.raw.endswith(b"\n") else item.raw + b"\n")
+
+
+def _migrate_jsonl(
+    registry: Registry,
+    path: str,
+    output: str | None,
+    options: MigrateOptions,
+    tally: Tally,
+    folders: set[Path] | None,
+) -> Iterator[RecordMigration]:
+    if output is None:
+        yield from migrate_items(registry, read_items(path, "jsonl"), options, tally, None)
+        return
+    in_place = output == path
+    backup = options.backup if in_place else None
+    try:
+        sync = must_sync(output, path, folders)
+        with atomic_writer(output, backup=backup, folders=folders, sync=sync) as stream:
+            yield from migrate_items(registry, read_items(path, "jsonl"), options, tally, stream)
+            if tally.failed or (in_place and not tally.migrated):
+                raise Abandon
+    except Abandon:
+        pass
+
+
+def _migrate_document(
+    registry: Registry,
+    path: str,
+    output: str | None,
+    options: MigrateOptions,
+    tally: Tally,
+    folders: set[Path] | None,
+) -> Iterator[RecordMigration]:
+    try:
+        if path == STDIN or is_gzip(path):
+            with open_binary(path) as stream:
+                original = stream.read()
+        else:
+            original = read_whole(path)
+    except OSError as err:
+        yield tally.add(RecordMigration(path, None, None, f"cannot read: {err}"))
+        return
+    kind = file_kind(path)
+    items = list(read_items_from_bytes(original, path, kind))
+    migrations = [tally.add(_migrate_item(registry, item, options)) for item in items]
+    yield from migrations
+    if tally.failed or output is None:
+        return
+    if not tally.migrated:
+        if output != path:
+            Path(output).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, output)
+        return
+    records = [m.result.record for m in migrations if m.result is not None]
+    data = _serialise(records, kind or sniff_kind(original), original)
+    backup = options.backup if output == path else None
+    sync = must_sync(output, path, folders)
+    with atomic_writer(output, backup=backup, folders=folders, sync=sync) as out:
+        out.write(data)
+
+
+def must_sync(output: str, path: str, folders: set[Path] | None) -> bool:
+    """Return whether to fsync `output` before it takes its name.
+
+    Rewriting a file in place replaces the only copy of its records, so its new bytes must be on
+    disk first. A file written elsewhere leaves the original untouched: when the caller collects
+    the folders written to (and so promises `sync_written` at the end), its bytes are flushed
+    then, once for the whole run, instead of one fsync per file.
+    """
+    return folders is None or output == path
+
+
+def migrate_file(
+    registry: Registry,
+    path: str,
+    output: str | None,
+    options: MigrateOptions,
+    *,
+    folders: set[Path] | None = None,
+) -> Iterator[RecordMigration | FileMigration]:
+    """Migrate one file; yield each record's outcome, then the file's.
+
+    A file is written only when every record in it migrated or was already current; otherwise
+    it stays as it was and its failed records are reported. A file already at the target is left
+    byte for byte untouched (with `--out`, copied as it is). With `folders`, the folder written
+    to is added there, to be flushed later with `writers.sync_written` (`files_synced` false
+    unless the file was rewritten in place), rather than at once.
+    """
+    tally = Tally()
+    try:
+        if file_kind(path) == "jsonl":
+            yield from _migrate_jsonl(registry, path, output, options, tally, folders)
+        else:
+            yield from _migrate_document(registry, path, output, options, tally, folders)
+    except OSError as err:
+        # The original is intact (writes are atomic); report the file and go on with the rest.
+        yield FileMigration(path, output, "failed", 0, 0, tally.failed, cannot_write(output, err))
+        return
+    yield tally.outcome(path, output, rewrites=output is not None and output != path)
+
+
+def cannot_write(output: str | None, err: OSError | str) -> str:
+    """Return the message of a file that could not be written (`err`: the error or its text)."""
+    reason = err if isinstance(err, str) else err.strerror or str(err)
+    return f"left as it was: cannot write {output}: {reason}"

@@ -1,0 +1,236 @@
+"""An aggregate and its samples file point at each other and agree on ids and row count.
+
+An aggregate `<uuid>.json` with `detailed_evaluation_results` names its samples file
+`<uuid>_samples.jsonl` in the same folder (`file_path`, relative to the datastore's `data`
+folder, and `format: jsonl`); that file exists and has at least one row; every row's
+`evaluation_id` is the aggregate's and every `model_id` is its `model_info.id`; and
+`total_rows`, where it is a number, is the number of rows. A samples file with no aggregate
+beside it, or beside one that does not name it, is an error too. Where both files are in the run
+a disagreement is reported on both; a companion outside the run is read from disk.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+ID = "eee.companion"
+SCOPE = "collection"
+ALSO = ("eee.instance",)
+_SUFFIX = "_samples.jsonl"
+_KEPT = 8
+"""Distinct ids a summary keeps: enough to say that rows disagree and with what."""
+
+
+@dataclass
+class Aggregate:
+    evaluation_id: Any
+    model_id: Any
+    detailed: Any
+
+
+@dataclass
+class Samples:
+    rows: int = 0
+    evaluation_ids: list[Any] = field(default_factory=list)
+    model_ids: list[Any] = field(default_factory=list)
+
+    def add(self, record: Any) -> None:
+        self.rows += 1
+        for values, key in ((self.evaluation_ids, "evaluation_id"), (self.model_ids, "model_id")):
+            value = record.get(key)
+            if value not in values and len(values) < _KEPT:
+                values.append(value)
+
+    def merge(self, other: Samples) -> None:
+        self.rows += other.rows
+        for mine, theirs in (
+            (self.evaluation_ids, other.evaluation_ids),
+            (self.model_ids, other.model_ids),
+        ):
+            mine += [v for v in theirs if v not in mine][: _KEPT - len(mine)]
+
+
+class Collector:
+    """What one file says about the pair: the aggregate's ids, or the samples file's rows."""
+
+    def __init__(self, path: str) -> None:
+        self.aggregate: Aggregate | None = None
+        self.samples: Samples | None = None
+
+    def add(self, record: Any, ctx: Any) -> None:
+        if ctx.family == "eee.aggregate":
+            model = record.get("model_info")
+            model_id = model.get("id") if isinstance(model, dict) else None
+            detailed = record.get("detailed_evaluation_results")
+            self.aggregate = Aggregate(record.get("evaluation_id"), model_id, detailed)
+        else:
+            if self.samples is None:
+                self.samples = Samples()
+            self.samples.add(record)
+
+    def summary(self) -> tuple[str, Any] | None:
+        # Plain data: a summary may travel from a worker process to the one that finishes.
+        if self.aggregate is not None:
+            a = self.aggregate
+            return ("aggregate", (a.evaluation_id, a.model_id, a.detailed))
+        if self.samples is not None:
+            s = self.samples
+            return ("samples", (s.rows, s.evaluation_ids, s.model_ids))
+        return None
+
+
+def relative(path: str) -> str | None:
+    """Return `path` from its nearest `data` folder on (`data/c/d/m/x.json`), or None."""
+    parts = os.path.normpath(path).replace(os.sep, "/").split("/")
+    if "data" not in parts:
+        return None
+    return "/".join(parts[len(parts) - 1 - parts[::-1].index("data") :])
+
+
+def _shown(values: list[Any]) -> str:
+    return ", ".join(repr(v) for v in values)
+
+
+class _Pairing:
+    """The pairs of one run: their summaries, and what they disagree on."""
+
+    def __init__(self, summaries: list[tuple[str, Any]], ctx: Any) -> None:
+        self.ctx = ctx
+        self.aggregates: dict[str, Aggregate] = {}
+        self.samples: dict[str, Samples] = {}
+        for path, (kind, values) in summaries:
+            key = os.path.normpath(path)
+            if kind == "aggregate":
+                self.aggregates[key] = Aggregate(*values)
+            else:
+                self.samples.setdefault(key, Samples()).merge(Samples(*values))
+
+    def read_samples(self, path: str) -> Samples | str:
+        found = Samples()
+        try:
+            for _, record in self.ctx.read(path):
+                found.add(record if isinstance(record, dict) else {})
+        except Exception as err:  # an unreadable companion is the finding
+            return f"its samples file {path} cannot be read: {err}"
+        return found
+
+    def read_aggregate(self, path: str) -> Aggregate | str:
+        try:
+            records = [record for _, record in self.ctx.read(path)]
+        except Exception as err:
+            return f"its aggregate {path} cannot be read: {err}"
+        record = records[0] if records and isinstance(records[0], dict) else {}
+        model = record.get("model_info")
+        model_id = model.get("id") if isinstance(model, dict) else None
+        return Aggregate(
+            record.get("evaluation_id"), model_id, record.get("detailed_evaluation_results")
+        )
+
+    def report(self, paths: list[str], pointer: str, message: str) -> None:
+        for path in paths:
+            self.ctx.report(pointer if path.endswith(".json") else "", message, path=path)
+
+    def check_aggregate(self, path: str, aggregate: Aggregate, samples_path: str) -> None:
+        detailed = aggregate.detailed
+        has_samples = samples_path in self.samples or os.path.isfile(samples_path)
+        if detailed is None:
+            if has_samples:
+                self.report(
+                    [path],
+                    "",
+                    f"detailed_evaluation_results is required: the samples file {samples_path} "
+                    "is beside it",
+                )
+            return
+        if not isinstance(detailed, dict):
+            return  # the schema says what is wrong with it
+        rel = relative(samples_path)
+        file_path = detailed.get("file_path")
+        if rel is not None and (not isinstance(file_path, str) or file_path.strip() != rel):
+            self.report(
+                [path],
+                "/detailed_evaluation_results/file_path",
+                f"expected exactly {rel!r}, so that the aggregate and its samples share one "
+                f"UUID and folder (it says {file_path!r})",
+            )
+            return
+        if detailed.get("format") != "jsonl":
+            self.report(
+                [path],
+                "/detailed_evaluation_results/format",
+                f"the samples file is JSONL, so format is 'jsonl' (it says "
+                f"{detailed.get('format')!r})",
+            )
+        if not has_samples:
+            self.report(
+                [path],
+                "/detailed_evaluation_results/file_path",
+                f"its samples file {samples_path} does not exist",
+            )
+            return
+        samples = self.samples.get(samples_path)
+        both = [path, samples_path]
+        if samples is None:
+            read = self.read_samples(samples_path)
+            if isinstance(read, str):
+                self.report([path], "/detailed_evaluation_results/file_path", read)
+                return
+            samples, both = read, [path]
+        self.compare(aggregate, samples, both)
+
+    def compare(self, aggregate: Aggregate, samples: Samples, paths: list[str]) -> None:
+        if not samples.rows:
+            self.report(paths, "/detailed_evaluation_results", "the samples file has no rows")
+            return
+        for key, pointer, expected, seen in (
+            ("evaluation_id", "/evaluation_id", aggregate.evaluation_id, samples.evaluation_ids),
+            ("model_id", "/model_info/id", aggregate.model_id, samples.model_ids),
+        ):
+            if seen != [expected]:
+                self.report(
+                    paths,
+                    pointer,
+                    f"the samples' rows have {key} {_shown(seen)}; the aggregate's is {expected!r}",
+                )
+        total = aggregate.detailed.get("total_rows")
+        if isinstance(total, int) and total != samples.rows:
+            self.report(
+                paths,
+                "/detailed_evaluation_results/total_rows",
+                f"total_rows is {total}, but the samples file has {samples.rows} rows",
+            )
+
+    def check_orphan(self, path: str, samples: Samples) -> None:
+        """Check a samples file whose aggregate is not in the run, from the samples side."""
+        aggregate_path = path[: -len(_SUFFIX)] + ".json"
+        if not os.path.isfile(aggregate_path):
+            self.report(
+                [path], "", f"it has no aggregate {os.path.basename(aggregate_path)} beside it"
+            )
+            return
+        aggregate = self.read_aggregate(aggregate_path)
+        if isinstance(aggregate, str):
+            self.report([path], "", aggregate)
+            return
+        detailed = aggregate.detailed
+        rel = relative(path)
+        if not isinstance(detailed, dict) or (
+            rel is not None and str(detailed.get("file_path", "")).strip() != rel
+        ):
+            self.report([path], "", f"its aggregate {aggregate_path} does not name it")
+            return
+        self.compare(aggregate, samples, [path])
+
+
+def finish(summaries: list[tuple[str, Any]], ctx: Any) -> None:
+    pairing = _Pairing(summaries, ctx)
+    for path, aggregate in pairing.aggregates.items():
+        if path.endswith(".json"):
+            pairing.check_aggregate(path, aggregate, path[: -len(".json")] + _SUFFIX)
+    for path, samples in pairing.samples.items():
+        if not path.endswith(_SUFFIX):
+            continue
+        if path[: -len(_SUFFIX)] + ".json" not in pairing.aggregates:
+            pairing.check_orphan(path, samples)
