@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -107,25 +111,23 @@ def test_the_evidence_names_what_the_file_shows(registry: Registry) -> None:
 
 
 def test_a_mixture_of_eras_is_unknown_with_the_closest_eras(registry: Registry) -> None:
-    record = {
-        "tests": [
-            {"id": "t", "criteria": "c", "vars": {"input": "x"}, "assertions": [{"type": "x"}]}
-        ]
-    }
+    # Checks under `assert` (never in 3.1) beside a conversation test (`turns`, never in 3),
+    # and an id that is no string, so that no era's schema takes the file either.
+    record = {"tests": [{"id": 5, "input": "hi", "assert": [], "turns": []}]}
     detection = registry.detect(record, "mixed.eval.yaml")
     assert detection.status == "unknown"
-    assert {(c.family, c.version) for c in detection.candidates} == {(FAMILY, "3.1"), (FAMILY, "4")}
+    assert {(c.family, c.version) for c in detection.candidates} == {(FAMILY, "3"), (FAMILY, "3.1")}
     [reason] = detection.reasons
     assert "agentv.eval structure, but no era of it fits" in reason
-    assert "3.1 (differs: has /tests/0/vars)" in reason
-    assert "4 (differs: has /tests/0/assertions)" in reason
+    assert "3 (differs: has /tests/0/turns)" in reason
+    assert "3.1 (differs: has /tests/0/assert)" in reason
 
 
 def test_one_closest_era_is_named_with_what_differs(registry: Registry) -> None:
-    record = {"tests": [{"id": "b", "assertions": []}], "prompts": ["x"], "providers": ["p"]}
+    record = {"cases": [{"id": "b"}], "prompts": ["x"], "providers": ["p"]}
     detection = registry.detect(record)
     assert detection.status == "unknown"
-    assert "closest era 4 differs: has /tests/0/assertions" in detection.summary()
+    assert "closest era 4 differs: has /cases" in detection.summary()
 
 
 def test_a_file_with_no_case_list_names_the_closest_family(registry: Registry) -> None:
@@ -137,9 +139,23 @@ def test_a_file_with_no_case_list_names_the_closest_family(registry: Registry) -
 
 
 def test_the_schema_label_is_taken_at_its_word(registry: Registry) -> None:
-    for label, era in (("agentv-eval-v2", "2"), ("agentevo-eval-v2", "2"), ("agentv-eval-v3", "3")):
-        detection = registry.detect({"$schema": label, "tests": []})
+    for label, era, key in (
+        ("agentv-eval-v2", "2", "evalcases"),
+        ("agentevo-eval-v2", "2", "evalcases"),
+        ("agentv-eval-v3", "3", "tests"),
+    ):
+        detection = registry.detect({"$schema": label, key: []})
         assert (detection.family, detection.version) == (FAMILY, era)
+
+
+def test_a_stale_label_gives_way_to_the_structure(registry: Registry) -> None:
+    # AgentV files kept `$schema: agentv-eval-v2` long after the format moved on.
+    record = {"$schema": "agentv-eval-v2", **_load("era3-code-review.eval.yaml")}
+    detection = registry.detect(record)
+    assert (detection.family, detection.version) == (FAMILY, "3")
+    assert str(detection.evidence[0]) == "marker: /$schema = 'agentv-eval-v2'"
+    assert "the label's era 2 differs" in detection.evidence[-1].detail
+    assert registry.validate(record, FAMILY, "3") == []
 
 
 def test_an_early_v2_file_stating_version_2_0(registry: Registry) -> None:
@@ -241,7 +257,7 @@ def test_the_v2_examples_go_to_every_era_and_come_back_unchanged(registry: Regis
     [
         ("era2.1-support-triage.eval.yaml", "/dataset"),
         ("era3-code-review.eval.yaml", "/name"),
-        ("era3.1-export-screening.eval.yaml", "/input"),
+        ("era3.1-export-screening.eval.yaml", "/name"),
         ("era4-translation.eval.yaml", "/prompts"),
     ],
 )
@@ -374,19 +390,25 @@ def test_renamed_evaluator_types_and_fields(registry: Registry) -> None:
 
 def test_values_with_no_field_are_kept_in_metadata_and_restored(registry: Registry) -> None:
     record = _load("era2.1-support-triage.eval.yaml")
+    # Era 2.1 cases took other fields (values a judge prompt refers to); era 3 tests do not.
+    record["evalcases"][1]["reference_answer"] = "See status.example.com."
     result = registry.migrate(record, "3")
-    assert result.record["metadata"] == {"dataset": "support-tickets-2025-12"}
-    assert result.record["tests"][1]["metadata"] == {
-        "note": "Outcome-only case; there is no reference reply."
-    }
-    assert {(n.kind, n.pointer) for n in result.notes} == {
-        ("kept", "/metadata/dataset"),
-        ("kept", "/tests/1/metadata/note"),
-    }
-    back = registry.migrate(result.record, "2.1", family=FAMILY)
-    assert back.ok
-    assert back.record["dataset"] == record["dataset"]
-    assert back.record["evalcases"][1]["note"] == record["evalcases"][1]["note"]
+    assert result.record["dataset"] == record["dataset"]  # era 3 reads these two
+    assert result.record["tests"][1]["note"] == record["evalcases"][1]["note"]
+    assert result.record["tests"][1]["metadata"] == {"reference_answer": "See status.example.com."}
+    assert [(n.kind, n.pointer) for n in result.notes] == [
+        ("kept", "/tests/1/metadata/reference_answer")
+    ]
+    # Era 3.1 has no file-level dataset: kept in the metadata, and back in its place below.
+    era31 = registry.migrate(record, "3.1")
+    assert era31.record["metadata"] == {"dataset": record["dataset"]}
+    assert ("kept", "/metadata/dataset") in [(n.kind, n.pointer) for n in era31.notes]
+    for there in (result.record, era31.record):
+        back = registry.migrate(there, "2.1", family=FAMILY)
+        assert back.ok, back.error
+        assert back.record["dataset"] == record["dataset"]
+        assert back.record["evalcases"][1]["note"] == record["evalcases"][1]["note"]
+        assert back.record["evalcases"][1]["reference_answer"] == "See status.example.com."
 
 
 def test_suite_input_is_kept_in_default_test_and_restored(registry: Registry) -> None:
@@ -566,3 +588,182 @@ def test_the_targets_history_checks_out(registry: Registry) -> None:
     report = check_registry(registry, [TARGETS], examples=10)
     assert report.ok, [str(f) for f in report.errors]
     assert report.steps == 4  # two relabelling steps, each with its lossless downgrade
+
+
+# -- constructs of AgentV's own files that the eras hold -----------------------------------
+
+
+def test_each_era_says_which_upstream_period_it_covers(registry: Registry) -> None:
+    for version in registry.versions(FAMILY):
+        description = registry.schema(FAMILY, version)["description"]
+        if version == "2":
+            continue  # the seed, kept as published
+        assert description.startswith("AgentV eval files from 2025-") or description.startswith(
+            "AgentV eval files from 2026-"
+        )
+
+
+def test_checks_written_as_sentences_go_up_and_come_back_as_rubrics(registry: Registry) -> None:
+    record = _load("era3-code-review.eval.yaml")
+    record["tests"][1]["assert"] = ["Approves the change", {"type": "contains", "value": "ok"}]
+    assert registry.validate(record, FAMILY, "3") == []
+    latest = registry.migrate(record, "latest")
+    assert latest.ok, latest.error
+    assert latest.record["tests"][1]["assert"] == record["tests"][1]["assert"]
+    down = registry.migrate(record, "2.1", family=FAMILY, allow_loss=True)
+    assert down.ok, down.error
+    evaluators = down.record["evalcases"][1]["execution"]["evaluators"]
+    assert evaluators == [{"name": "rubric", "type": "rubric", "rubrics": ["Approves the change"]}]
+    assert ("lost", "/tests/1/assert/1") in [(n.kind, n.pointer) for n in down.notes]
+
+
+def test_a_test_list_in_another_file_goes_up_and_is_refused_going_down(registry: Registry) -> None:
+    record = {"description": "d", "tests": "./cases.yaml", "assertions": ["Is polite"]}
+    assert registry.detect(record).version == "3.1"
+    latest = registry.migrate(record, "latest")
+    assert latest.ok, latest.error
+    assert latest.record["tests"] == "./cases.yaml"
+    assert latest.record["default_test"] == {"assert": ["Is polite"]}
+    refused = registry.migrate(record, "2.1", family=FAMILY, allow_loss=True)
+    assert not refused.ok and refused.failed_step == "3 -> 2.1"
+    assert "/tests: the tests are in another file" in (refused.error or "")
+
+
+def test_test_file_references_are_lost_going_down_only_when_allowed(registry: Registry) -> None:
+    record = _load("era3-code-review.eval.yaml")
+    record["tests"].append("file://cases/regression.jsonl")
+    assert registry.validate(record, FAMILY, "3") == []
+    assert registry.migrate(record, "latest").record["tests"][-1] == record["tests"][-1]
+    refused = registry.migrate(record, "2.1", family=FAMILY)
+    assert not refused.ok and (refused.error or "").startswith("/name: ")
+    allowed = registry.migrate(record, "2.1", family=FAMILY, allow_loss=True)
+    assert allowed.ok and len(allowed.record["evalcases"]) == 2
+    assert ("lost", "/tests/2") in [(n.kind, n.pointer) for n in allowed.notes]
+
+
+def test_a_target_definition_becomes_a_provider(registry: Registry) -> None:
+    target = {"name": "fixer", "provider": "claude", "model": "opus"}
+    record = {**_load("era3.1-export-screening.eval.yaml"), "target": target}
+    assert registry.detect(record).version == "3.1"
+    result = registry.migrate(record, "4")
+    assert result.ok, result.error
+    assert result.record["providers"] == [target]
+    assert "target" not in result.record
+
+
+def test_an_era4_file_may_still_name_its_target_and_test_inputs(registry: Registry) -> None:
+    # 2026-07-03 .. 2026-07-06: promptfoo-style checks, but `target` and test `input` still.
+    record = {
+        "name": "fizzbuzz",
+        "target": "default",
+        "governance": {"risk_tier": "low"},
+        "tests": [{"id": "t", "criteria": "c", "input": "Write FizzBuzz", "assert": ["Loops"]}],
+    }
+    detection = registry.detect(record, "fizzbuzz.eval.yaml")
+    assert (detection.version, detection.evidence[-1].rule) == ("4", "validity")
+    assert registry.validate(record, FAMILY, "4") == []
+
+
+def test_tool_call_turns_and_the_aliases_of_the_turns(registry: Registry) -> None:
+    call = {"tool": "get_status", "input": {"service": "api"}}
+    case = {
+        "id": "status",
+        "expected_outcome": "Calls the status tool",
+        "input": "Is the API down?",
+        "expected_output": [{"role": "assistant", "tool_calls": [call]}],
+    }
+    record = {"evalcases": [case]}
+    assert registry.detect(record).version == "2.1"
+    assert registry.validate(record, FAMILY, "2.1") == []
+    latest = registry.migrate(record, "latest")
+    assert latest.ok, latest.error
+    test = latest.record["tests"][0]
+    assert test["vars"] == {"input": "Is the API down?"}
+    assert test["expected_output"] == case["expected_output"]
+    # v2 turns have content; the tool-call turn is the only expected one, so v2 cannot hold it.
+    refused = registry.migrate(record, "2", family=FAMILY, allow_loss=True)
+    assert not refused.ok and "no expected_messages" in (refused.error or "")
+    both = {
+        **case,
+        "expected_output": [*case["expected_output"], {"role": "assistant", "content": "Up."}],
+    }
+    v2 = registry.migrate({"evalcases": [both]}, "2", family=FAMILY, allow_loss=True)
+    assert v2.ok, v2.error
+    assert v2.record["evalcases"][0]["input_messages"] == [
+        {"role": "user", "content": "Is the API down?"}
+    ]
+    assert v2.record["evalcases"][0]["expected_messages"] == [
+        {"role": "assistant", "content": "Up."}
+    ]
+    assert [(n.kind, n.pointer) for n in v2.notes] == [("lost", "/evalcases/0/expected_messages/0")]
+
+
+def test_a_default_test_in_another_file_keeps_the_suite_checks_at_the_top(
+    registry: Registry,
+) -> None:
+    record = {**_load("era3.1-export-screening.eval.yaml"), "default_test": "file://defaults.yaml"}
+    result = registry.migrate(record, "4")
+    assert result.ok, result.error
+    assert result.record["default_test"] == "file://defaults.yaml"
+    assert result.record["assert"] == record["assertions"]
+    assert result.record["input"] == record["input"]
+
+
+# -- the conformance script ------------------------------------------------------------------
+
+
+def _commit(repo: Path, date: str, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text, encoding="utf-8")
+    env = {**os.environ, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
+    env |= {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t"}
+    env |= {"GIT_COMMITTER_EMAIL": "t@t"}
+    subprocess.run(["git", "-C", str(repo), "add", "-A"], check=True, env=env)
+    subprocess.run(["git", "-C", str(repo), "commit", "-qm", date], check=True, env=env)
+
+
+def test_conformance_script_judges_each_file_by_its_dates_schema(tmp_path: Path) -> None:
+    repo = tmp_path / "agentv"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    # AgentV's schema of February asks for `tests`; in April it asks for `cases` (invented).
+    schema = '{"type": "object", "required": ["%s"]}'
+    era3 = (ERAS / "era3-code-review.eval.yaml").read_text()
+    era31 = (ERAS / "era3.1-export-screening.eval.yaml").read_text()
+    _commit(
+        repo,
+        "2026-02-20T12:00:00+00:00",
+        {
+            "skills/references/eval-schema.json": schema % "tests",
+            "evals/review.eval.yaml": era3,
+            "evals/.agentv/targets.yaml": (ERAS / "targets.yaml").read_text(),
+        },
+    )
+    _commit(
+        repo,
+        "2026-04-02T12:00:00+00:00",
+        {
+            "skills/references/eval-schema.json": schema % "cases",
+            "evals/review.eval.yaml": era31,
+            "evals/runs.exp.yaml": "eval_cases: '*'\n",
+        },
+    )
+    script = Path(__file__).parent.parent / "benchmarks" / "conformance_agentv.py"
+    details = tmp_path / "outcomes.jsonl"
+    run = subprocess.run(
+        [sys.executable, str(script), str(repo), "--json", str(details), "--refused"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    out = run.stdout
+    assert out.startswith("2 eval files (distinct contents) first seen in 2 commits")
+    assert "2 versions of AgentV's published eval-file schema" in out
+    rows = [json.loads(line) for line in details.read_text().splitlines()]
+    assert [(r["date"], r["era"], r["valid"], r["upstream"]) for r in rows] == [
+        ("2026-02-20", "3", True, True),
+        ("2026-04-02", "3.1", True, False),
+    ]
+    assert "parity (of those, valid at the era evalreg detects): 100.0% (1/1)" in out
+    assert "migrated to 4 and valid there: 100.0% (2/2)" in out
+    assert "still refused, by first problem:\n" in out

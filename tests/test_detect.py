@@ -41,6 +41,45 @@ def test_agentv_tag_in_dollar_schema(registry: Registry) -> None:
     assert detection.evidence[0].detail == "/$schema = 'agentv-eval-v2'"
 
 
+def test_a_stale_label_gives_way_to_the_era_the_structure_shows(registry: Registry) -> None:
+    test = {"id": "t", "criteria": "c", "input": "hi", "assertions": [{"type": "contains"}]}
+    detection = registry.detect({"$schema": "agentv-eval-v2", "tests": [test]})
+    assert (detection.family, detection.version) == ("agentv.eval", "3.1")
+    assert [e.rule for e in detection.evidence] == ["marker", "structure"]
+    assert "the label's era 2 differs (no /evalcases" in detection.evidence[-1].detail
+    assert detection.evidence[-1].detail.endswith("so the structure decides")
+
+
+def test_a_label_stands_where_the_record_has_the_shape_of_its_era(registry: Registry) -> None:
+    # Labelled v2, with an addition of the later v2 files: the structure says 2.1.
+    case = {"id": "c", "expected_outcome": "o", "input_messages": []}
+    detection = registry.detect({"$schema": "agentv-eval-v2", "evalcases": [case]})
+    assert (detection.version, len(detection.evidence)) == ("2.1", 2)
+    # Labelled v2 and of era 2's shape, though not valid there: the label stands, and
+    # validation at 2 reports what is wrong.
+    detection = registry.detect({"$schema": "agentv-eval-v2", "evalcases": [{"id": "c"}]})
+    assert (detection.version, [e.rule for e in detection.evidence]) == ("2", ["marker"])
+
+
+def test_an_eval_file_named_config_yaml_is_an_eval_file(registry: Registry) -> None:
+    evals = {"tests": [{"id": "t", "criteria": "c", "input": "hi"}]}
+    detection = registry.detect(evals, "examples/quickstart/.agentv/config.yaml")
+    assert (detection.family, detection.version) == ("agentv.eval", "3")
+    assert any("suggests agentv.config" in e.detail for e in detection.evidence)
+    settings = {"eval_patterns": ["evals/**/*.yaml"]}
+    detection = registry.detect(settings, "examples/quickstart/.agentv/config.yaml")
+    assert (detection.family, detection.version) == ("agentv.config", "2")
+
+
+def test_valid_at_several_eras_and_fitting_none(registry: Registry) -> None:
+    # Checks under `assert` (eras 3 and 4) beside a conversation test (`turns`, 3.1 on): era 3
+    # forbids `turns`, era 3.1 forbids `assert`, era 4 forbids neither.
+    test = {"id": "t", "input": "hi", "assert": ["Greets back"], "turns": [{"input": "hi"}]}
+    detection = registry.detect({"tests": [test]})
+    assert (detection.family, detection.version) == ("agentv.eval", "4")
+    assert detection.evidence[-1].detail.startswith("valid at 4 and at 3, whose fingerprints")
+
+
 def test_skill_creator_files_by_name_and_by_structure(registry: Registry) -> None:
     record = {"expectations": [], "pass_rate": 1.0}
     by_name = registry.detect(record, "workspace/eval-0/with_skill/grading.json")

@@ -254,3 +254,67 @@ def test_an_item_is_not_mistaken_for_another_with_a_different_name() -> None:
     out = _dump(original, new)
     assert re.search(r"- name: tone +# file-level\n", out), out
     assert re.search(r"- name: route +# case-level\n", out), out
+
+
+BLOCKS = """\
+evalcases:
+  - id: review
+    expected_outcome: |
+      Flags the missing bound check.
+    input_messages:
+      - role: user
+        content: |
+          Review this loop:
+          for i in range(n): use(a[i + 1])
+    expected_messages:
+      - role: assistant
+        content: >
+          The loop reads past the end
+          of the list.
+    rubrics:
+      - |
+        Names the index that
+        overflows.
+"""
+
+
+def test_a_renamed_value_is_not_taken_for_a_like_one() -> None:
+    # Input and expected turns look alike: each rename keeps its own layout.
+    record = _load(BLOCKS)
+    case = record["evalcases"][0]
+    moved = {
+        "tests": [
+            {
+                "id": "review",
+                "criteria": case["expected_outcome"],
+                "vars": {"input": case["input_messages"]},
+                "expected_output": case["expected_messages"],
+            }
+        ]
+    }
+    out = _dump(BLOCKS, moved)
+    folded = "        content: >\n          The loop reads past the end\n          of the list.\n"
+    assert folded in out
+    assert "          content: |\n            Review this loop:\n" in out
+
+
+@pytest.mark.parametrize("target", ["3", "3.1", "latest"])
+def test_a_migrated_file_keeps_its_block_scalars(registry: Registry, target: str) -> None:
+    record = _load(BLOCKS)
+    result = registry.migrate(copy.deepcopy(record), target, family="agentv.eval")
+    assert result.ok, result.error
+    out = _dump(BLOCKS, result.record)
+    # Moved (input), renamed (criteria, expected_output) and rebuilt (a rubric item inside a
+    # new check): each text keeps its literal or folded style.
+    assert len(re.findall(r"[:-] \|\n", out)) == 3, out
+    assert len(re.findall(r": >\n", out)) == 1, out
+
+
+def test_a_block_scalar_rebuilt_elsewhere_keeps_its_style() -> None:
+    original = """\
+    outcome: |
+      Two lines
+      of text.
+    """
+    out = _dump(original, {"checks": [{"criteria": "Two lines\nof text.\n"}]})
+    assert out == "checks:\n  - criteria: |\n      Two lines\n      of text.\n"

@@ -3,10 +3,14 @@
 Rules, in order:
 1. markers: a family's version marker (e.g. `/schema_version`, or `/$schema` holding
    `agentv-eval-v2`); families that share a marker are told apart by structure, then by
-   file name, then by validity;
-2. file-name hints (`grading.json`) together with structure;
+   file name, then by validity. Where a family tells its eras apart by structure, a label whose
+   era the record neither fits nor is valid at gives way to the one era the structure shows;
+2. file-name hints (`grading.json`) together with structure; a name that suggests only families
+   without a fingerprint (`config.yaml`) gives way to a family whose structure fits, and where
+   several families fit, the one the record is valid as;
 3. structure alone: the family's fingerprint, then the version (its era fingerprint, or the only
-   version at which the record is valid).
+   version at which the record is valid; where it is valid at several eras and fits none, the
+   one whose fingerprint forbids none of its keys).
 Detection never falls back to a default: what it cannot decide is reported with the candidates.
 """
 
@@ -110,7 +114,7 @@ def _decide_version(
     if len(versions) == 1:
         return versions[0], (Evidence("only-version", f"{family} has one version"),), ()
     eras = _era_fingerprints(registry, family)
-    era = [(v, fp) for v, fp in eras if not fp.mismatches(record)]
+    era = [(v, fp) for v, fp in eras if fp.fits(record)]
     if len(era) == 1:
         version, fingerprint = era[0]
         return (
@@ -122,6 +126,15 @@ def _decide_version(
     valid = [v for v in pool if validator(registry, family, v).is_valid(record)]
     if len(valid) == 1:
         return valid[0], (Evidence("validity", f"valid only at {valid[0]}"),), ()
+    if len(valid) > 1 and eras and not era:
+        # An era's fingerprint forbids what only later eras have: of the eras at which the
+        # record is valid, the one whose fingerprint forbids none of its keys is its era.
+        forbids = dict(eras)
+        clear = [v for v in valid if v not in forbids or not forbids[v].clashes(record)]
+        if len(clear) == 1:
+            others = ", ".join(v for v in valid if v != clear[0])
+            detail = f"valid at {clear[0]} and at {others}, whose fingerprints forbid its keys"
+            return clear[0], (Evidence("validity", detail),), ()
     if valid:
         return None, (), tuple(valid)
     if eras and not era:
@@ -175,6 +188,19 @@ def _closest(registry: BaseRegistry, record: Any, families: Sequence[str]) -> st
     return f"{closest}; its closest {_describe_eras(eras)}" if len(eras) == 1 else closest
 
 
+Decided = tuple[str, str, tuple[Evidence, ...]]
+
+
+def _valid_one(registry: BaseRegistry, record: Any, decided: list[Decided]) -> list[Decided]:
+    """Return the one decided family at whose version `record` is valid, or all of them."""
+    valid = [d for d in decided if validator(registry, d[0], d[1]).is_valid(record)]
+    if len(valid) != 1:
+        return decided
+    family, version, found = valid[0]
+    others = ", ".join(f"{f}@{v}" for f, v, _ in decided if f != family)
+    return [(family, version, (*found, Evidence("validity", f"not valid as {others}")))]
+
+
 def _from_pool(
     registry: BaseRegistry,
     record: Any,
@@ -182,7 +208,7 @@ def _from_pool(
     evidence: dict[str, list[Evidence]],
 ) -> Detection:
     candidates: list[Candidate] = []
-    decided: list[tuple[str, str, tuple[Evidence, ...]]] = []
+    decided: list[Decided] = []
     unfit: list[str] = []
     for family in families:
         version, found, undecided = _decide_version(registry, family, record)
@@ -195,6 +221,11 @@ def _from_pool(
             continue
         decided.append((family, version, (*evidence.get(family, ()), *found)))
         candidates.append(Candidate(family, version, "structure"))
+    if len(decided) > 1 and len(candidates) == len(decided):
+        # Several families fit (an eval file whose `targets` names a file fits agentv.targets
+        # too): the one the record is valid as, if only one.
+        decided = _valid_one(registry, record, decided)
+        candidates = [Candidate(f, v, "structure") for f, v, _ in decided]
     if len(decided) == 1 and len(candidates) == 1:
         family, version, found = decided[0]
         return Detection("detected", family, version, found, tuple(candidates))
@@ -258,6 +289,8 @@ class _Prepared:
         self.keys = tuple((p, _top_key(p)) for p in pointers)
         self.cacheable = all("*" not in split(p) for p in pointers)
         self.presence = {f: _presence(registry.manifest(f).structure) for f in families}
+        self.eras = frozenset(f for f in families if _era_fingerprints(registry, f))
+        """The families that tell their versions apart by structure."""
         self.stated: dict[Hashable, tuple[Stated, frozenset[str] | None]] = {}
         self.decided: dict[Hashable, Detection] = {}
         self.hints: dict[str, frozenset[str]] = {}
@@ -289,7 +322,7 @@ class _Prepared:
         """Return whether `record` fits the fingerprint of `family`."""
         presence = self.presence[family]
         if presence is None:
-            return not registry.manifest(family).structure.mismatches(record)
+            return registry.manifest(family).structure.fits(record)
         required, any_of, forbidden = presence
         return (
             all(k in record for k in required)
@@ -337,11 +370,19 @@ def _readable(registry: BaseRegistry, filename: str | None) -> list[str]:
 
 
 def _named(registry: BaseRegistry, hinted: set[str], filename: str | None) -> set[str]:
-    """Return the families of `hinted` that name `filename` exactly (a pattern with no wildcard)."""
+    """Return the families of `hinted` that name `filename` exactly (a pattern with no wildcard).
+
+    Only families with a structure to check count: a name is not enough to claim a file whose
+    structure is another family's (an AgentV eval file may be called `config.yaml`).
+    """
     if not filename:
         return set()
     name = Path(filename).name.removesuffix(".gz")
-    return {f for f in hinted if name in registry.manifest(f).files}
+    return {
+        f
+        for f in hinted
+        if name in registry.manifest(f).files and not registry.manifest(f).structure.empty
+    }
 
 
 def _hinted(registry: BaseRegistry, filename: str | None) -> set[str]:
@@ -442,9 +483,7 @@ def _by_structure(
 ) -> Detection:
     readable = _readable(registry, filename)
     manifests = [registry.manifest(f) for f in readable]
-    fits = [
-        m.name for m in manifests if not m.structure.empty and not m.structure.mismatches(record)
-    ]
+    fits = [m.name for m in manifests if not m.structure.empty and m.structure.fits(record)]
     evidence: dict[str, list[Evidence]] = {
         name: [Evidence("structure", registry.manifest(name).structure.describe())] for name in fits
     }
@@ -457,13 +496,23 @@ def _by_structure(
     if hinted:
         both = [f for f in fits if f in hinted]
         bare = [m.name for m in manifests if m.name in hinted and m.structure.empty]
-        pool = both or bare
+        pool = both or ([] if fits else bare)
         if pool:
             for name in pool:
                 patterns = ", ".join(registry.manifest(name).files)
                 hint = Evidence("file-name", f"{Path(filename or '').name} matches {patterns}")
                 evidence.setdefault(name, []).insert(0, hint)
             return _from_pool(registry, record, pool, evidence)
+        if bare:
+            # The name suggests only families with no structure of their own (`config.yaml`);
+            # the structure names another family, and says more.
+            passed = Evidence(
+                "file-name",
+                f"{Path(filename or '').name} suggests {', '.join(bare)}, which has no "
+                "structure to check; the structure decides",
+            )
+            for name in fits:
+                evidence[name].append(passed)
     if fits:
         return _from_pool(registry, record, fits, evidence)
     # The closest family is sought first among those the file name suggests.
@@ -475,11 +524,40 @@ def _by_structure(
     return Detection("unknown", reasons=tuple(reasons))
 
 
+def _structure_over_label(registry: BaseRegistry, record: Any, found: Detection) -> Detection:
+    """Return `found`, or the era the structure shows when the labelled era cannot be right.
+
+    A label goes stale when a file moves on and keeps its old `$schema`. The structure decides
+    when the record does not fit the labelled era's fingerprint, is not valid at that version,
+    and fits exactly one other era; the evidence says so.
+    """
+    if not found.ok or found.family is None or found.version is None:
+        return found
+    eras = _era_fingerprints(registry, found.family)
+    labelled = dict(eras).get(found.version)
+    if labelled is None or labelled.fits(record):
+        return found
+    fitting = [(v, fp) for v, fp in eras if fp.fits(record)]
+    if len(fitting) != 1 or validator(registry, found.family, found.version).is_valid(record):
+        return found
+    version, fingerprint = fitting[0]
+    differs = ", ".join(labelled.mismatches(record))
+    overrule = Evidence(
+        "structure",
+        f"era {version}: {fingerprint.explain(record)}; the label's era {found.version} "
+        f"differs ({differs}) and the record is not valid there, so the structure decides",
+    )
+    return Detection("detected", found.family, version, (*found.evidence, overrule))
+
+
 def detect(registry: BaseRegistry, record: Any, filename: str | None = None) -> Detection:
     """Return the family and version of `record`, with the evidence that decided them."""
     if not isinstance(record, dict):
         kind = type(record).__name__
         return Detection("unknown", reasons=(f"a record must be a JSON object, not {kind}",))
-    return _by_marker(registry, record, filename) or _by_structure(
-        registry, record, _hinted(registry, filename), filename
-    )
+    found = _by_marker(registry, record, filename)
+    if found is not None:
+        if found.family in _prepare(registry).eras:
+            return _structure_over_label(registry, record, found)
+        return found
+    return _by_structure(registry, record, _hinted(registry, filename), filename)

@@ -13,7 +13,10 @@ ruamel.yaml's round-trip loader and brought up to date in place:
 - list items with an `id` (or `name`) keep their comments when others are added or removed;
 - full-line comments (and blank lines) that followed a removed key stay before the key that
   followed it;
-- new keys are placed where the migrated record puts them, in block style.
+- new keys are placed where the migrated record puts them, in block style;
+- a text that was a literal or folded block scalar (`|`, `>`) in the original stays one wherever
+  a step moves or rebuilds it, and a value renamed or moved unchanged is told apart from a
+  merely similar one (input and expected turns).
 
 Comments on the line of a removed key, and inside a removed value that found no new place, go
 with it.
@@ -188,9 +191,23 @@ class _Donors:
     taking a part withdraws the whole and the reverse, so that no old node is used twice.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, blocks: dict[str, Any] | None = None) -> None:
         self.items: list[tuple[Any, Any, Any, Any]] = []  # (key, node, comment entry, parent)
         self.used: set[int] = set()  # ids of list items taken one by one
+        self.blocks: dict[str, Any] = {} if blocks is None else blocks
+        """The original's block scalars (`|`, `>`) by their text, with their style."""
+
+    def fresh(self) -> _Donors:
+        """Return donors of their own for a subtree, knowing the same block scalars."""
+        return _Donors(self.blocks)
+
+    def styled(self, value: Any) -> Any:
+        """Return `value`, as a block scalar of the original's style where it was one."""
+        if isinstance(value, str) and not _is_block(value):
+            style = self.blocks.get(value)
+            if style is not None:
+                return style(value)
+        return value
 
     def add(self, key: Any, node: Any, comment: Any, parent: Any = None) -> None:
         """Offer an old value that left its place under `key` (in the removed map `parent`)."""
@@ -232,8 +249,10 @@ class _Donors:
             and id(node) not in self.used
             and _similar(node, value)
         ]
-        if found:
-            node, _ = self._pop(found[-1])
+        # The same value moved beats a like one (input and expected turns look alike).
+        same = [i for i in found if _equal(self.items[i][1], value)]
+        if same or found:
+            node, _ = self._pop((same or found)[-1])
             return node, None
         return None
 
@@ -271,9 +290,11 @@ def _build(value: Any, donors: _Donors) -> Any:
         built_items = []
         for item in value:
             old = donors.take_item(item) if isinstance(item, dict) else _NO_VALUE
-            built_items.append(_build(item, donors) if old is _NO_VALUE else _update(old, item))
+            built_items.append(
+                _build(item, donors) if old is _NO_VALUE else _update(old, item, donors.fresh())
+            )
         return CommentedSeq(built_items)
-    return value
+    return donors.styled(value)
 
 
 def _pair(node: Any, new: dict[Any, Any]) -> dict[Any, Any]:
@@ -295,7 +316,10 @@ def _pair(node: Any, new: dict[Any, Any]) -> dict[Any, Any]:
         if here in free and _compatible(node[here], value):
             found = here
         else:
-            found = next((k for k in free if _similar(node[k], value)), None)
+            # The same value renamed beats a like one (input and expected turns look alike).
+            found = next((k for k in free if _equal(node[k], value)), None)
+            if found is None:
+                found = next((k for k in free if _similar(node[k], value)), None)
         previous = None
         if found is not None:
             pairs[key] = found
@@ -373,7 +397,11 @@ def _update_seq(node: Any, new: list[Any], donors: _Donors) -> Any:
             items.append(_update(old, value, donors))
         else:
             found = donors.take_item(value) if isinstance(value, dict) else _NO_VALUE
-            items.append(_build(value, donors) if found is _NO_VALUE else _update(found, value))
+            items.append(
+                _build(value, donors)
+                if found is _NO_VALUE
+                else _update(found, value, donors.fresh())
+            )
         donors.release(mark)
     while len(node) > len(items):
         del node[len(node) - 1]
@@ -403,7 +431,21 @@ def _update(node: Any, new: Any, donors: _Donors | None = None) -> Any:
         return node  # keeps the original's quoting and block style
     if isinstance(node, ScalarString) and isinstance(new, str):
         return type(node)(new)
-    return new
+    return donors.styled(new)
+
+
+def _blocks(node: Any, found: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Return the block scalars (`|`, `>`) of a loaded YAML tree: their style by their text."""
+    found = {} if found is None else found
+    if isinstance(node, dict):
+        for value in node.values():
+            _blocks(value, found)
+    elif isinstance(node, list):
+        for value in node:
+            _blocks(value, found)
+    elif _is_block(node):
+        found.setdefault(str(node), type(node))
+    return found
 
 
 def dump_yaml(records: Sequence[Any], original: bytes) -> bytes:
@@ -414,7 +456,8 @@ def dump_yaml(records: Sequence[Any], original: bytes) -> bytes:
     except Exception:  # the original was readable by the safe loader; layout reuse is a bonus
         old = []
     documents = [
-        _update(old[i], record) if i < len(old) else record for i, record in enumerate(records)
+        _update(old[i], record, _Donors(_blocks(old[i]))) if i < len(old) else record
+        for i, record in enumerate(records)
     ]
     out = io.StringIO()
     if len(documents) == 1:

@@ -9,6 +9,7 @@ import fnmatch
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -65,6 +66,27 @@ def find(record: Any, pointer: str) -> list[str]:
     return [place for place, _ in find_values(record, pointer)]
 
 
+def _exists(node: Any, tokens: tuple[str, ...], start: int = 0) -> bool:
+    """Return whether `find` would reach anything; stops at the first hit."""
+    for index in range(start, len(tokens)):
+        token = tokens[index]
+        if token == "*" and isinstance(node, list):
+            return any(_exists(item, tokens, index + 1) for item in node)
+        if isinstance(node, dict):
+            if token not in node:
+                return False
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return False
+    return True
+
+
+_SHOWN_ABSENT = 4
+"""How many absent forbidden pointers `Fingerprint.explain` names before counting the rest."""
+
+
 @dataclass(frozen=True)
 class Fingerprint:
     """A structural fingerprint: pointers that must exist, must not exist, or hold given values.
@@ -83,6 +105,33 @@ class Fingerprint:
     def empty(self) -> bool:
         """Return whether the fingerprint constrains nothing."""
         return not (self.required or self.forbidden or self.equals or self.any)
+
+    @cached_property
+    def _tokens(self) -> tuple[tuple[tuple[str, ...], ...], ...]:
+        """The split pointers of `required`, `any` and `forbidden`."""
+        return tuple(
+            tuple(tuple(split(p)) for p in pointers)
+            for pointers in (self.required, self.any, self.forbidden)
+        )
+
+    def fits(self, record: Any) -> bool:
+        """Return whether `record` matches the fingerprint (`mismatches` is empty), quickly."""
+        required, any_of, forbidden = self._tokens
+        if not all(_exists(record, tokens) for tokens in required):
+            return False
+        if any_of and not any(_exists(record, tokens) for tokens in any_of):
+            return False
+        if any(_exists(record, tokens) for tokens in forbidden):
+            return False
+        for pointer, allowed in self.equals.items():
+            value = resolve(record, pointer)
+            if value is MISSING or not any(value == a and type(value) is type(a) for a in allowed):
+                return False
+        return True
+
+    def clashes(self, record: Any) -> bool:
+        """Return whether `record` holds a pointer the fingerprint forbids."""
+        return any(_exists(record, tokens) for tokens in self._tokens[2])
 
     def mismatches(self, record: Any) -> list[str]:
         """Return how `record` differs from the fingerprint (empty when it matches)."""
@@ -107,9 +156,14 @@ class Fingerprint:
         parts = [hit for pointer in self.required for hit in find(record, pointer)[:1]]
         parts += [hit for pointer in self.any for hit in find(record, pointer)[:1]]
         parts += [f"{p} = {resolve(record, p)!r}" for p in self.equals]
-        absent = [p for p in self.forbidden if not find(record, p)]
+        forbidden = self._tokens[2]
+        absent = [
+            p for p, t in zip(self.forbidden, forbidden, strict=True) if not _exists(record, t)
+        ]
         if absent:
-            parts.append(f"none of {', '.join(absent)}")
+            more = len(absent) - _SHOWN_ABSENT
+            named = ", ".join(absent[:_SHOWN_ABSENT] if more > 0 else absent)
+            parts.append(f"none of {named}" + (f" (and {more} more)" if more > 0 else ""))
         return ", ".join(parts)
 
     def describe(self) -> str:

@@ -1,8 +1,9 @@
 """Rename each case's `outcome` to `expected_outcome`, the name the later v2 files use.
 
-Era 2.1 is the v2 format as it grew from 2025-11-22 to 2026-01-31 without a new `$schema`
-(file-level `execution`, `evaluator` and `dataset`, case `rubrics` and `evaluators`, more
-evaluator types, argv scripts, structured content). Every v2 file is valid in it; the only
+Era 2.1 is the v2 format as it grew from 2025-11-22 to 2026-02-17 without a new `$schema`
+(file-level `execution`, `evaluator` and `dataset`, case `rubrics` and `evaluators`, the `input`
+and `expected_output` aliases, tool-call turns, more evaluator types, argv scripts, structured
+content). Every v2 file is valid in it; the only
 change the step makes is the rename of 2025-12-16, in place. Early v2 files also say
 `version: "2.0"`: that states the format, which the file now states by its structure (and by
 `$schema` when it has one), so it is dropped; any other `version` value has no place in 2.1 and
@@ -13,12 +14,15 @@ is lost (only with allow-loss).
 none.
 
 Downgrade: renames back (`expected_outcome` -> `outcome`, `code_judge` -> `code`, case-level
-`evaluators` into `execution.evaluators`, `execution.target` -> `target`). What v2 cannot hold is
-lost, only with allow-loss: the file-level `evaluator`, `dataset` and `execution.evaluators`,
-case `rubrics`, evaluators of types v2 does not know or with an argv `script`; structured content
-becomes its JSON text. A case without `expected_messages` (an outcome-only case, which 2.1
-allows) has no v2 form, since v2 requires the expected turns: the downgrade fails for it, even
-with allow-loss, rather than invent a reply or drop the case.
+`evaluators` into `execution.evaluators`, `execution.target` -> `target`, the `input` /
+`expected_output` aliases into the turns they stand for, plain-text content parts into text
+parts). What v2 cannot hold is lost, only with allow-loss: the file-level `evaluator`, `dataset`
+and `execution.evaluators`, case `rubrics` and fields v2 does not list, evaluators of types v2
+does not know or with an argv `script`, a turn's `tool_calls` and `name` (and a turn that holds
+only tool calls), content parts other than text and files; structured content becomes its JSON
+text. A case without expected turns (an outcome-only case, which 2.1 allows) or without an
+expected outcome has no v2 form, since v2 requires both: the downgrade fails for it, even with
+allow-loss, rather than invent them or drop the case.
 """
 
 from __future__ import annotations
@@ -79,28 +83,97 @@ def _evaluator(item: Any, where: str, ctx: StepContext) -> Any:
     return clone(item)
 
 
+_V2_CASE_KEYS = (
+    "id",
+    "conversation_id",
+    "outcome",
+    "note",
+    "input_messages",
+    "expected_messages",
+    "execution",
+)
+_V2_ITEM_TYPES = ("text", "file")
+
+
+def _content(value: Any, where: str, ctx: StepContext) -> Any:
+    """Return a turn's content in v2's forms: a text, or text and file parts."""
+    if isinstance(value, dict):
+        ctx.lose(where, "v2 has no structured content; kept as JSON text")
+        return json.dumps(value, ensure_ascii=False)
+    if not isinstance(value, list):
+        return clone(value)
+    parts = []
+    for index, item in enumerate(value):
+        if isinstance(item, str):
+            parts.append({"type": "text", "value": item})  # the same text part, spelt out
+        elif isinstance(item, dict) and item.get("type") not in _V2_ITEM_TYPES:
+            ctx.lose(f"{where}/{index}", f"v2 has no {item.get('type')!r} content parts")
+        else:
+            parts.append(clone(item))
+    return parts
+
+
 def _messages(value: Any, where: str, ctx: StepContext) -> Any:
+    """Return turns in v2's form; a turn with no content (tool calls only) has none."""
     if not isinstance(value, list):
         return clone(value)
     turns = []
     for index, turn in enumerate(value):
-        turn = clone(turn)
-        if isinstance(turn, dict) and isinstance(turn.get("content"), dict):
-            ctx.lose(f"{where}/{index}/content", "v2 has no structured content; kept as JSON text")
-            turn["content"] = json.dumps(turn["content"], ensure_ascii=False)
-        turns.append(turn)
+        at = f"{where}/{index}"
+        if not isinstance(turn, dict):
+            turns.append(clone(turn))
+            continue
+        if "content" not in turn:
+            ctx.lose(at, "v2 turns have content; this one holds only tool calls")
+            continue
+        out = {}
+        for key, item in turn.items():
+            if key == "content":
+                out[key] = _content(item, f"{at}/content", ctx)
+            elif key == "role":
+                out[key] = clone(item)
+            else:
+                ctx.lose(f"{at}/{key}", f"v2 turns have no {key}")
+        turns.append(out)
     return turns
+
+
+def _turns(value: Any, role: str) -> Any:
+    """Return the turns an `input` / `expected_output` alias stands for."""
+    if isinstance(value, (str, dict)):
+        return [{"role": role, "content": clone(value)}]
+    return clone(value)
 
 
 def _down_case(case: Any, where: str, ctx: StepContext) -> Any:
     if not isinstance(case, dict):
         return clone(case)
-    if "expected_messages" not in case:
+    case = dict(case)
+    for alias, name, role in (
+        ("input", "input_messages", "user"),
+        ("expected_output", "expected_messages", "assistant"),
+    ):
+        if alias not in case:
+            continue
+        turns = _turns(case.pop(alias), role)
+        if name not in case:
+            case[name] = turns  # the alias names the same turns
+        elif case[name] != turns:
+            ctx.lose(f"{where}/{alias}", f"the case also has {name}")
+    expected = _messages(case.get("expected_messages"), f"{where}/expected_messages", ctx)
+    if not expected:
         raise MigrationError(
             "agentv.eval",
             f"{TO} -> {FROM}",
             f"{where}: the case has no expected_messages (an outcome-only case), which v2 "
             "requires; add the expected reply as expected_messages, or keep the file at 2.1",
+        )
+    if "outcome" not in case and "expected_outcome" not in case:
+        raise MigrationError(
+            "agentv.eval",
+            f"{TO} -> {FROM}",
+            f"{where}: the case states no expected outcome, which v2 requires; add one as "
+            "expected_outcome, or keep the file at 2.1",
         )
     out: dict[str, Any] = {}
     evaluators: list[Any] = []
@@ -110,8 +183,17 @@ def _down_case(case: Any, where: str, ctx: StepContext) -> Any:
                 out["outcome"] = clone(value)
             elif case["outcome"] != value:
                 ctx.lose(f"{where}/expected_outcome", "the case also has outcome")
-        elif key in ("input_messages", "expected_messages"):
+        elif key == "expected_messages":
+            out[key] = expected
+        elif key == "input_messages":
             out[key] = _messages(value, f"{where}/{key}", ctx)
+            if not out[key]:
+                raise MigrationError(
+                    "agentv.eval",
+                    f"{TO} -> {FROM}",
+                    f"{where}/input_messages: no turn has content (only tool calls), and v2 "
+                    "needs at least one input turn; keep the file at 2.1",
+                )
         elif key == "rubrics":
             ctx.lose(f"{where}/rubrics", "v2 has no rubrics")
         elif key == "evaluators" and isinstance(value, list):
@@ -124,8 +206,10 @@ def _down_case(case: Any, where: str, ctx: StepContext) -> Any:
                     (f"{where}/execution/evaluators/{i}", item) for i, item in enumerate(listed)
                 ] + evaluators
             out["execution"] = execution
-        else:
+        elif key in _V2_CASE_KEYS:
             out[key] = clone(value)
+        else:
+            ctx.lose(f"{where}/{key}", f"v2 cases have no {key}")
     if evaluators:
         kept = [_evaluator(item, at, ctx) for at, item in evaluators]
         execution = out.setdefault("execution", {})
