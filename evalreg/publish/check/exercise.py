@@ -156,8 +156,8 @@ def exercise_steps(run: Run, family: str, steps: StepSet) -> None:
         run.add(
             "error",
             "exercise",
-            "steps cannot be exercised: hypothesis and hypothesis-jsonschema are not "
-            "installed (pip install 'hypothesis==6.150.0' 'hypothesis-jsonschema==0.23.1')",
+            "steps cannot be exercised: hypothesis and hypothesis-jsonschema, which evalreg "
+            "depends on, are not installed (reinstall evalreg with pip to get them)",
         )
         return
     for move in steps.moves():
