@@ -19,7 +19,7 @@ from evalreg.engine.registry import Registry
 from evalreg.engine.rules import ALL_RULES, NO_RULES, Located, Selection
 from evalreg.engine.validate import undecided_issues
 from evalreg.engine.validators import Issue, Validator
-from evalreg.io.codec import DecodeError, loads
+from evalreg.io.codec import DecodeError, loads, loads_lines
 from evalreg.io.readers import (
     STDIN,
     Block,
@@ -291,10 +291,9 @@ class _QuickCheck:
         found: RecordCheck | None
         for block in blocks:
             last = len(block.lines) - 1
-            for index, line in enumerate(block.lines):
-                try:
-                    record = loads(line)
-                except DecodeError:
+            for index, record in enumerate(loads_lines(block.lines)):
+                if isinstance(record, ValueError):
+                    line = block.lines[index]
                     ended = block.ended or index < last
                     item = jsonl_item(path, line_no + index + 1, line + b"\n" if ended else line)
                     if item is None:

@@ -32,7 +32,7 @@ from evalreg.batch.migrate_file import (
 from evalreg.batch.walk import iter_files
 from evalreg.engine.migrate import MigrationResult
 from evalreg.engine.registry import Registry
-from evalreg.io.readers import Item, cannot_read, jsonl_item, read_range
+from evalreg.io.readers import JSONL_CHUNK, Item, cannot_read, jsonl_items, read_range
 from evalreg.io.writers import WRITE_BUFFER, atomic_writer, sync_folders, sync_written
 
 
@@ -130,13 +130,19 @@ def _migrate_part(
     def items() -> Iterator[Item]:
         nonlocal lines
         assert part.end is not None
+        chunk: list[bytes] = []
+        failed: OSError | EOFError | None = None
         try:
             for lines, line in enumerate(read_range(part.path, part.start, part.end), 1):
-                item = jsonl_item(part.path, lines, line)
-                if item is not None:
-                    yield item
+                chunk.append(line)
+                if len(chunk) == JSONL_CHUNK:
+                    yield from jsonl_items(part.path, lines - len(chunk) + 1, chunk)
+                    chunk = []
         except (OSError, EOFError) as err:
-            yield cannot_read(part.path, err)
+            failed = err
+        yield from jsonl_items(part.path, lines - len(chunk) + 1, chunk)
+        if failed is not None:
+            yield cannot_read(part.path, failed)
 
     try:
         with contextlib.ExitStack() as stack:

@@ -45,6 +45,18 @@ def read_records(path: str) -> Iterator[tuple[int | None, Any]]:
         yield item.line, item.record
 
 
+class _Open:
+    """What the rules keep of the file being read: its file rules done, its collectors."""
+
+    __slots__ = ("collectors", "filed", "held")
+
+    def __init__(self, filed: bool) -> None:
+        self.filed: set[tuple[str, str]] | None = None if filed else set()
+        """The family and version whose file rules ran (None: leave them to another part)."""
+        self.collectors: list[tuple[Rule, Collector]] = []
+        self.held: dict[tuple[Rule, str, str], tuple[Collector, RuleContext]] = {}
+
+
 class RuleRun:
     """The state of the rules over one run (or over one worker's share of it)."""
 
@@ -52,10 +64,8 @@ class RuleRun:
         self.registry = registry
         self.selection = selection
         self._sets: dict[tuple[str, str], RuleSet] = {}
-        self._filed: set[tuple[str, str, str]] = set()
+        self._files: dict[str, _Open] = {}
         self._unfiled: set[str] = set()
-        self._collectors: dict[tuple[Rule, str, str, str], tuple[Collector, RuleContext]] = {}
-        self._open: dict[str, list[tuple[Rule, Collector]]] = {}
         self.summaries: Summaries = []
 
     def rules(self, family: str, version: str) -> RuleSet:
@@ -75,27 +85,31 @@ class RuleRun:
         if not rules:
             return []
         found = check_record(rules, record, family, version, path, line) if rules.record else []
-        if rules.file and path not in self._unfiled and (path, family, version) not in self._filed:
-            self._filed.add((path, family, version))
+        state = self._files.get(path)
+        if state is None:
+            state = self._files[path] = _Open(path in self._unfiled)
+        if rules.file and state.filed is not None and (family, version) not in state.filed:
+            state.filed.add((family, version))
             found += check_file(rules, record, family, version, path, line)
         for rule in rules.collection:
-            key = (rule, path, family, version)
-            held = self._collectors.get(key)
+            held = state.held.get((rule, family, version))
             if held is None:
-                held = self._collectors[key] = self._start(rule, path, family, version)
+                held = state.held[rule, family, version] = self._start(
+                    state, rule, path, family, version
+                )
             held[1].line = line
             held[0].add(record, held[1])
         return found
 
+    @staticmethod
     def _start(
-        self, rule: Rule, path: str, family: str, version: str
+        state: _Open, rule: Rule, path: str, family: str, version: str
     ) -> tuple[Collector, RuleContext]:
         assert rule.collector is not None
-        opened = self._open.setdefault(path, [])
-        collector = next((c for r, c in opened if r is rule), None)
+        collector = next((c for r, c in state.collectors if r is rule), None)
         if collector is None:
             collector = rule.collector(path)
-            opened.append((rule, collector))
+            state.collectors.append((rule, collector))
         return collector, RuleContext(rule, family, version, path, None)
 
     def skip_file_rules(self, path: str) -> None:
@@ -104,12 +118,12 @@ class RuleRun:
 
     def close(self, path: str) -> Summaries:
         """End a file (or a part of one): return its collectors' summaries, keep them too."""
-        for key in [k for k in self._collectors if k[1] == path]:
-            del self._collectors[key]
-        self._filed = {k for k in self._filed if k[0] != path}
         self._unfiled.discard(path)
+        state = self._files.pop(path, None)
+        if state is None:
+            return []
         closed: Summaries = []
-        for rule, collector in self._open.pop(path, ()):
+        for rule, collector in state.collectors:
             summary = collector.summary()
             if summary is not None:
                 closed.append(((rule.family, rule.id), path, summary))

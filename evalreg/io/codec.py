@@ -36,6 +36,20 @@ class DuplicateKeyError(ValueError):
         super().__init__(f"duplicate key {key!r} in {where}")
 
 
+def _decode(data: bytes | str) -> Any:
+    """Parse one JSON document as msgspec does, with evalreg's errors (no duplicate check)."""
+    try:
+        return _decoder.decode(data)
+    except UnicodeDecodeError:
+        if isinstance(data, bytes):
+            data.decode("utf-8")  # raises again, placed from the start of the document
+        raise
+    except msgspec.ValidationError as err:
+        raise ValueError(str(err)) from None  # "Number out of range", as msgspec says
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+
+
 def loads(data: bytes | str) -> Any:
     """Parse one JSON document, keeping integers of any size exact.
 
@@ -47,39 +61,72 @@ def loads(data: bytes | str) -> Any:
         DuplicateKeyError: an object names a key twice (a `ValueError`).
         ValueError: `data` is not valid JSON, is not valid UTF-8, or nests too deeply.
     """
-    try:
-        value = _decoder.decode(data)
-    except UnicodeDecodeError:
-        if isinstance(data, bytes):
-            data.decode("utf-8")  # raises again, placed from the start of the document
-        raise
-    except msgspec.ValidationError as err:
-        raise ValueError(str(err)) from None  # "Number out of range", as msgspec says
-    except RecursionError:
-        raise ValueError("nested too deeply") from None
+    value = _decode(data)
     if type(value) is dict or type(value) is list:
-        _refuse_duplicates(data, value)
+        raw = data.encode("utf-8") if isinstance(data, str) else data
+        if not _same_colons(raw.count(b":"), b"\\u003" in raw, value):
+            _refuse_duplicates(raw)
     return value
 
 
-def _refuse_duplicates(data: bytes | str, value: Any) -> None:
-    """Raise `DuplicateKeyError` if the document `value` was decoded from names a key twice.
+def loads_lines(lines: list[bytes]) -> list[Any]:
+    """Parse JSON lines like `loads`, each to its value or to the `ValueError` it raises.
 
-    Every key is followed by one colon, and the encoder writes colons inside strings as they
-    are, so `value` encoded again has as many colons as `data` unless `data` held a duplicate
-    (whose key and value the decoder dropped) or wrote a colon as the escape `\u003a`. Only
-    then is the document parsed again, slowly, to find the duplicate (or to find none).
+    The duplicate check (see `_same_colons`) runs once for all the lines that parse: only when
+    it fails for them together is each line checked alone.
     """
-    raw = data.encode("utf-8") if isinstance(data, str) else data
-    colons = raw.count(b":")
-    if not colons:
-        return
+    values: list[Any] = []
+    for line in lines:
+        try:
+            values.append(_decode(line))
+        except ValueError as err:
+            values.append(err)
+    checked = [
+        (line, value)
+        for line, value in zip(lines, values, strict=True)
+        if type(value) is dict or type(value) is list
+    ]
+    if not checked:
+        return values
+    text = b"".join(line for line, _ in checked)
+    if not _same_colons(text.count(b":"), b"\\u003" in text, [value for _, value in checked]):
+        for index, line in enumerate(lines):
+            value = values[index]
+            if type(value) is dict or type(value) is list:
+                try:
+                    loads(line)
+                except ValueError as err:
+                    values[index] = err
+    return values
+
+
+def _encoded(value: Any) -> bytes:
+    """Return `value` as compact JSON, fast (orjson) unless an integer is too wide for it."""
     try:
-        again = _encoder.encode(value)
-    except (TypeError, OverflowError, msgspec.EncodeError):
-        again = b""
-    if again.count(b":") == colons and b"\\u003" not in raw:
-        return
+        return orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        try:
+            return _encoder.encode(value)
+        except (TypeError, OverflowError, msgspec.EncodeError):
+            return b""
+
+
+def _same_colons(colons: int, escaped: bool, value: Any) -> bool:
+    """Return True if the JSON text `value` was decoded from (with `colons` colons) names no
+    key twice; False means only that the slow check must tell.
+
+    Every key is followed by one colon, and the encoders write colons inside strings as they
+    are, so `value` encoded again has as many colons as its text unless the text held a
+    duplicate (whose key and value the decoder dropped) or wrote a colon as the escape
+    `\\u003a` (`escaped`: the text holds `\\u003`).
+    """
+    if not colons:
+        return True
+    return not escaped and _encoded(value).count(b":") == colons
+
+
+def _refuse_duplicates(raw: bytes) -> None:
+    """Parse a document again, slowly, and raise `DuplicateKeyError` for a key named twice."""
     found = _find_duplicate(raw)
     if found is not None:
         raise DuplicateKeyError(*found)

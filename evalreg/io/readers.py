@@ -11,11 +11,11 @@ import io
 import itertools
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, Any, Literal
 
-from evalreg.io.codec import DecodeError, DuplicateKeyError, loads
+from evalreg.io.codec import DecodeError, DuplicateKeyError, loads, loads_lines
 
 Kind = Literal["json", "jsonl", "yaml"]
 STDIN = "-"
@@ -96,13 +96,42 @@ def jsonl_item(path: str, line_no: int, line: bytes) -> Item | None:
     return Item(path, line_no, record=record, raw=line)
 
 
+JSONL_CHUNK = 256
+"""Lines parsed together: the duplicate-key check runs once for all of them."""
+
+
+def jsonl_items(path: str, first: int, lines: Sequence[bytes]) -> Iterator[Item]:
+    """Yield the items of consecutive JSONL lines (the first is line `first`), blanks skipped.
+
+    A line keeps its line end, if it had one: a last line without it that does not parse is
+    reported as truncated.
+    """
+    values = loads_lines([line for line in lines if line.strip()])
+    taken = iter(values)
+    for line_no, line in enumerate(lines, first):
+        if not line.strip():
+            continue
+        value = next(taken)
+        if isinstance(value, ValueError):
+            message = _describe(value)
+            if not line.endswith(b"\n"):
+                message = f"truncated last line ({message})"
+            yield Item(path, line_no, error=message, raw=line)
+        else:
+            yield Item(path, line_no, record=value, raw=line)
+
+
 def read_jsonl(stream: IO[bytes], path: str) -> Iterator[Item]:
     """Yield one item per non-blank line of a JSONL stream, in constant memory."""
     line_no = 0
+    chunk: list[bytes] = []
     for line_no, line in enumerate(stream, 1):
-        item = jsonl_item(path, line_no, line)
-        if item is not None:
-            yield item
+        chunk.append(line)
+        if len(chunk) == JSONL_CHUNK:
+            yield from jsonl_items(path, line_no - len(chunk) + 1, chunk)
+            chunk = []
+    if chunk:
+        yield from jsonl_items(path, line_no - len(chunk) + 1, chunk)
     if line_no == 0:
         yield empty_file(path)
 

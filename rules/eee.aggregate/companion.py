@@ -101,12 +101,25 @@ class _Pairing:
         self.ctx = ctx
         self.aggregates: dict[str, Aggregate] = {}
         self.samples: dict[str, Samples] = {}
+        self._listings: dict[str, frozenset[str]] = {}
         for path, (kind, values) in summaries:
             key = os.path.normpath(path)
             if kind == "aggregate":
                 self.aggregates[key] = Aggregate(*values)
             else:
                 self.samples.setdefault(key, Samples()).merge(Samples(*values))
+
+    def exists(self, path: str) -> bool:
+        """Return whether a file exists, listing each folder once rather than asking per file."""
+        folder, name = os.path.split(path)
+        listing = self._listings.get(folder)
+        if listing is None:
+            try:
+                listing = frozenset(os.listdir(folder or "."))
+            except OSError:
+                listing = frozenset()
+            self._listings[folder] = listing
+        return name in listing and os.path.isfile(path)
 
     def read_samples(self, path: str) -> Samples | str:
         found = Samples()
@@ -135,7 +148,7 @@ class _Pairing:
 
     def check_aggregate(self, path: str, aggregate: Aggregate, samples_path: str) -> None:
         detailed = aggregate.detailed
-        has_samples = samples_path in self.samples or os.path.isfile(samples_path)
+        has_samples = samples_path in self.samples or self.exists(samples_path)
         if detailed is None:
             if has_samples:
                 self.report(
@@ -206,7 +219,7 @@ class _Pairing:
     def check_orphan(self, path: str, samples: Samples) -> None:
         """Check a samples file whose aggregate is not in the run, from the samples side."""
         aggregate_path = path[: -len(_SUFFIX)] + ".json"
-        if not os.path.isfile(aggregate_path):
+        if not self.exists(aggregate_path):
             self.report(
                 [path], "", f"it has no aggregate {os.path.basename(aggregate_path)} beside it"
             )

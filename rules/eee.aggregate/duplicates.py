@@ -23,14 +23,18 @@ def key(record: Any) -> str:
     """Return what every duplicate of `record` has in common with it."""
     model = record.get("model_info")
     results = record.get("evaluation_results")
-    scores = []
-    for result in results if isinstance(results, list) else ():
-        if isinstance(result, dict):
-            details = result.get("score_details")
-            score = details.get("score") if isinstance(details, dict) else None
-            scores.append(repr((result.get("evaluation_name"), score)))
-    model_id = model.get("id") if isinstance(model, dict) else None
-    return repr((model_id, sorted(scores)))
+    scores = sorted(
+        f"{result.get('evaluation_name')!r}:{_score(result)!r}"
+        for result in (results if type(results) is list else ())
+        if type(result) is dict
+    )
+    model_id = model.get("id") if type(model) is dict else None
+    return f"{model_id!r}|{'|'.join(scores)}"
+
+
+def _score(result: dict[str, Any]) -> Any:
+    details = result.get("score_details")
+    return details.get("score") if type(details) is dict else None
 
 
 def _normal(value: Any) -> Any:

@@ -9,6 +9,7 @@ outside the datastore layout (`eee.layout`) is left to that rule, as Every Eval 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 ID = "eee.model-path"
@@ -20,6 +21,7 @@ _RESERVED = re.compile(r"(?i)(?:con|prn|aux|nul|com[1-9]|lpt[1-9])")
 _NAME = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\.json")
 
 
+@lru_cache(maxsize=4096)
 def portable(part: str) -> bool:
     """Return whether a folder name is one every file system can hold."""
     return (
@@ -42,7 +44,8 @@ def folders(path: str) -> tuple[str, str] | None:
     return below[1], below[2]
 
 
-def named(model_id: str, developer: Any) -> tuple[str, str] | None:
+@lru_cache(maxsize=4096)
+def named(model_id: str, developer: str | None) -> tuple[str, str] | None:
     """Return the folders an id names (None: it names none)."""
     if "/" in model_id:
         org, name = model_id.split("/", 1)
@@ -63,7 +66,8 @@ def check(record: Any, ctx: Any) -> None:
     actual = None if ctx.path is None else folders(ctx.path)
     if not isinstance(model_id, str) or actual is None:
         return
-    wanted = named(model_id, model.get("developer"))
+    developer = model.get("developer")
+    wanted = named(model_id, developer if isinstance(developer, str) else None)
     if wanted is None:
         ctx.report("/model_info/id", f"the id {model_id!r} names no datastore folder")
     elif wanted != actual:
