@@ -137,3 +137,11 @@ class IntegrityError(EvalregError):
 
 class SchemaDiffError(EvalregError, ValueError):
     """Two schemas cannot be compared: an unknown policy, or a `$ref` that cannot resolve."""
+
+
+class RequirementError(EvalregError, ValueError):
+    """A required version (`--require VERSION`) is not a version of any family."""
+
+    def __init__(self, version: str) -> None:
+        self.version = version
+        super().__init__(f"no family has version {version!r}; name the family as FAMILY@VERSION")

@@ -19,6 +19,7 @@ from evalreg.cli.app import (
     fail,
     pass_context,
 )
+from evalreg.cli.progress import progress_for, progress_option
 from evalreg.errors import EvalregError
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -72,97 +73,6 @@ def _github_escape(text: str, *, property_value: bool = False) -> str:
     if property_value:
         text = text.replace(":", "%3A").replace(",", "%2C")
     return text
-
-
-def _detection_json(check: Any) -> dict[str, Any]:
-    detection = check.detection
-    return {
-        "path": check.path,
-        "line": check.line,
-        "status": detection.status if detection else "unreadable",
-        "family": detection.family if detection else None,
-        "version": detection.version if detection else None,
-        "evidence": [str(e) for e in detection.evidence] if detection else [],
-        "candidates": [{"family": c.family, "version": c.version} for c in detection.candidates]
-        if detection
-        else [],
-        "reasons": list(detection.reasons) if detection else [],
-        "error": check.error,
-    }
-
-
-def _grouped(checks: Iterable[Any]) -> Iterator[tuple[Any, int | None]]:
-    """Group runs of JSONL lines with the same detection: yield (first check, last line)."""
-    first: Any = None
-    last: int | None = None
-    for check in checks:
-        if (
-            first is not None
-            and check.path == first.path
-            and check.line is not None
-            and first.line is not None
-            and check.error is None
-            and first.error is None
-            and check.detection == first.detection
-        ):
-            last = check.line
-            continue
-        if first is not None:
-            yield first, last
-        first, last = check, None
-    if first is not None:
-        yield first, last
-
-
-@cli.command("detect")
-@path_options
-@click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
-)
-@pass_context
-def detect_command(
-    context: Context,
-    paths: tuple[str, ...],
-    include: tuple[str, ...],
-    exclude: tuple[str, ...],
-    fmt: str,
-) -> None:
-    """Tell the family and version of every file (every line of JSONL files), and why.
-
-    Consecutive JSONL lines with the same detection are shown as one range. Exit code 1 when a
-    record is unreadable or its family or version cannot be decided.
-    """
-    from evalreg.batch.check import Summary, check_paths
-
-    summary = Summary()
-    checks = check_paths(context.registry, paths, include=include, exclude=exclude, validate=False)
-
-    def counted() -> Iterator[Any]:
-        for check in checks:
-            summary.add(check)
-            yield check
-
-    for check, last in _grouped(counted()):
-        if fmt == "json":
-            row = _detection_json(check)
-            row["last_line"] = last
-            emit_json(row)
-            continue
-        where = _where(check.path, check.line) + (f"-{last}" if last else "")
-        if check.error:
-            emit(f"{where}: unreadable: {check.error}")
-        else:
-            emit(f"{where}: {check.detection.summary()}")
-    counts = summary.as_dict()
-    line = (
-        f"{counts['files']} files, {counts['records']} records: {counts['valid']} detected, "
-        f"{counts['invalid']} undecided, {counts['unreadable']} unreadable"
-    )
-    if fmt == "json":
-        emit_json({"summary": counts})
-    else:
-        emit(line, err=True)
-    sys.exit(EXIT_OK if summary.ok else EXIT_PROBLEMS)
 
 
 def _report_text(check: Any, quiet: bool) -> Iterator[str]:
@@ -252,6 +162,7 @@ REPORTERS: dict[str, Callable[[Any, bool], Iterator[str]]] = {
     help="The least severe rule findings to report: error leaves warnings out.",
 )
 @jobs_option
+@progress_option
 @pass_context
 def validate_command(
     context: Context,
@@ -267,6 +178,7 @@ def validate_command(
     rule_ids: tuple[str, ...],
     severity: str,
     jobs: int | None,
+    progress: bool | None,
 ) -> None:
     """Validate every record against its family's schema at its version, and its rules.
 
@@ -289,7 +201,7 @@ def validate_command(
     summary = Summary()
     reporter = REPORTERS[fmt]
     printed = 0
-    for check in validate_paths(
+    checks = validate_paths(
         context.registry,
         paths,
         include=include,
@@ -298,7 +210,13 @@ def validate_command(
         version=version,
         jobs=_jobs(jobs),
         rules=selection,
-    ):
+    )
+    shown = progress_for("validate", paths, include, exclude, progress)
+    # A record's check counts one record, a run of valid ones its length, a finding none.
+    counted = shown.wrap(
+        checks, lambda c: None if isinstance(c, RuleFinding) else (c.path, getattr(c, "count", 1))
+    )
+    for check in counted:
         summary.add(check)
         if not isinstance(check, (RecordCheck, RuleFinding)):
             continue
@@ -375,6 +293,7 @@ def validate_command(
     "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
 @jobs_option
+@progress_option
 @pass_context
 def migrate_command(
     context: Context,
@@ -392,6 +311,7 @@ def migrate_command(
     allow_loss: bool,
     fmt: str,
     jobs: int | None,
+    progress: bool | None,
 ) -> None:
     """Migrate records to another version along the chain of migration steps.
 
@@ -435,7 +355,11 @@ def migrate_command(
         registry, paths, options, include=include, exclude=exclude, jobs=_jobs(jobs)
     )
     notes = _NoteGroups()
-    for event in events:
+    shown = progress_for("migrate", paths, include, exclude, progress)
+    counted = shown.wrap(
+        events, lambda e: None if isinstance(e, FileMigration) else (e.path, e.count)
+    )
+    for event in counted:
         if isinstance(event, FileMigration):
             if fmt == "text" and event.status in ("written", "planned"):
                 for line in notes.lines():
