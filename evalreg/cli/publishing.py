@@ -1,4 +1,4 @@
-"""Commands about releasing and shipping schemas: new-version, release, amend, check, publish."""
+"""Commands about making and shipping registries: init, new-version, release, check, publish."""
 
 from __future__ import annotations
 
@@ -96,6 +96,34 @@ def check_command(
     REPORTERS[fmt](report)
     if not report.ok:
         sys.exit(EXIT_PROBLEMS)
+
+
+@cli.command("init")
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--family",
+    default="acme.run",
+    show_default=True,
+    metavar="FAMILY",
+    help="The name of the example family (dotted lower-case words).",
+)
+def init_command(directory: Path, family: str) -> None:
+    """Start a registry directory with one example family to edit.
+
+    Writes the manifest (with a declarative rule), two schema versions, the migration step
+    between them, a rule in Python, registry.lock releasing both versions, an example record
+    at each version and a README. `evalreg check --registry DIRECTORY` passes on it.
+    """
+    from evalreg.registry.scaffold import init_registry
+
+    made = init_registry(directory, family)
+    for path in made.files:
+        emit(f"created {path}")
+    where = made.directory.as_posix()
+    emit(
+        f"next: `evalreg check --registry {where}`, then "
+        f"`evalreg --registry {where} validate {where}/examples`"
+    )
 
 
 @cli.command("new-version")
