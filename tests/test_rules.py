@@ -11,8 +11,7 @@ import pytest
 from evalreg import load_registry
 from evalreg.engine.rules import (
     Selection,
-    check_file,
-    check_record,
+    check,
     family_rules,
     finish_collection,
     rule_set,
@@ -102,7 +101,7 @@ def root(make_registry_dir: RegistryFactory) -> Path:
 def run_rules(root: Path, record: dict[str, Any], version: str, **selection: Any) -> list[str]:
     registry = load_registry([root], builtin=False)
     rules = rule_set(registry, "demo.run", version, Selection(**selection))
-    return [str(i) for i in check_record(rules, record, "demo.run", version, "x.json")]
+    return [str(i) for i in check(rules.record, record, "demo.run", version, "x.json")]
 
 
 def test_declared_and_python_rules_are_loaded_with_their_settings(root: Path) -> None:
@@ -141,7 +140,7 @@ def test_values_of_types_that_cannot_be_ordered_are_left_to_the_schema(root: Pat
 def test_in_and_versions_and_severity(root: Path) -> None:
     registry = load_registry([root], builtin=False)
     rules = rule_set(registry, "demo.run", "2")
-    (issue,) = check_record(rules, {"kind": "essay"}, "demo.run", "2")
+    (issue,) = check(rules.record, {"kind": "essay"}, "demo.run", "2")
     assert (issue.rule, issue.severity, issue.keyword, issue.pointer) == (
         "demo.kind",
         "warning",
@@ -171,10 +170,10 @@ def test_file_rules_match_the_path_and_compare_its_groups(root: Path) -> None:
     registry = load_registry([root], builtin=False)
     rules = rule_set(registry, "demo.run", "1")
     record = {"team": "red"}
-    assert check_file(rules, record, "demo.run", "1", "data/runs/red/a.json") == []
-    (wrong_team,) = check_file(rules, record, "demo.run", "1", "data/runs/blue/a.json")
+    assert check(rules.file, record, "demo.run", "1", "data/runs/red/a.json") == []
+    (wrong_team,) = check(rules.file, record, "demo.run", "1", "data/runs/blue/a.json")
     assert wrong_team.pointer == "/team" and "{team} = 'blue'" in wrong_team.message
-    (elsewhere,) = check_file(rules, record, "demo.run", "1", "data/a.json")
+    (elsewhere,) = check(rules.file, record, "demo.run", "1", "data/a.json")
     assert elsewhere.message.endswith("in their team's folder (the file is data/a.json)")
 
 
@@ -319,8 +318,8 @@ def test_the_readme_example_rules_run_as_shown(
     found = {}
     for version in ("1", "2"):
         rules = rule_set(registry, "acme.run", version)
-        issues = check_record(rules, record, "acme.run", version, "runs/blue/a.json")
-        issues += check_file(rules, record, "acme.run", version, "runs/blue/a.json")
+        issues = check(rules.record, record, "acme.run", version, "runs/blue/a.json")
+        issues += check(rules.file, record, "acme.run", version, "runs/blue/a.json")
         found[version] = sorted((i.rule, i.severity, i.pointer) for i in issues)
     assert found == {
         "1": [
@@ -335,4 +334,4 @@ def test_the_readme_example_rules_run_as_shown(
         ],
     }
     rules = rule_set(registry, "acme.run", "1")
-    assert check_file(rules, record, "acme.run", "1", "elsewhere/a.json") == []
+    assert check(rules.file, record, "acme.run", "1", "elsewhere/a.json") == []

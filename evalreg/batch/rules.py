@@ -19,8 +19,7 @@ from evalreg.engine.rules import (
     RuleContext,
     RuleSet,
     Selection,
-    check_file,
-    check_record,
+    check,
     family_rules,
     finish_collection,
     rule_set,
@@ -84,13 +83,13 @@ class RuleRun:
         rules = self.rules(family, version)
         if not rules:
             return []
-        found = check_record(rules, record, family, version, path, line) if rules.record else []
+        found = check(rules.record, record, family, version, path, line) if rules.record else []
         state = self._files.get(path)
         if state is None:
             state = self._files[path] = _Open(path in self._unfiled)
         if rules.file and state.filed is not None and (family, version) not in state.filed:
             state.filed.add((family, version))
-            found += check_file(rules, record, family, version, path, line)
+            found += check(rules.file, record, family, version, path, line)
         for rule in rules.collection:
             held = state.held.get((rule, family, version))
             if held is None:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import inspect
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -341,29 +341,22 @@ def _file(path: str | None) -> dict[str, str]:
     return {"$path": shown, "$name": shown.rsplit("/", 1)[-1]}
 
 
-def check_record(
-    rules: RuleSet,
+def check(
+    rules: Sequence[Rule],
     record: Any,
     family: str,
     version: str,
     path: str | None = None,
     line: int | None = None,
 ) -> list[Issue]:
-    """Return the findings of the record rules on one record (empty when it breaks none)."""
+    """Return the findings of record or file rules on one record (empty when it breaks none).
+
+    File rules are given a file's first record of the family (`RuleSet.file`), record rules
+    every record (`RuleSet.record`).
+    """
     found: list[Issue] = []
     groups = _file(path)
-    for rule in rules.record:
-        found += _run(rule, record, family, version, path, line, groups)
-    return found
-
-
-def check_file(
-    rules: RuleSet, record: Any, family: str, version: str, path: str, line: int | None = None
-) -> list[Issue]:
-    """Return the findings of the file rules on a file, given its first record of the family."""
-    found: list[Issue] = []
-    groups = _file(path)
-    for rule in rules.file:
+    for rule in rules:
         found += _run(rule, record, family, version, path, line, groups)
     return found
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
@@ -49,6 +49,7 @@ SCOPES: tuple[Scope, ...] = ("record", "file", "collection")
 COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
 OPERATORS = ("present", "absent", *COMPARISONS, "in", "matches", "any", "not")
 _ID = re.compile(r"[a-z0-9][a-z0-9._-]*")
+_C = TypeVar("_C", bound=str)
 _KEYS = {"id", "severity", "scope", "versions", "message", "each", "when", "require", "path"}
 
 
@@ -145,18 +146,23 @@ def rule_id(value: Any, where: str) -> str:
     return value
 
 
+def _choice(value: Any, where: str, allowed: Sequence[_C], what: str) -> _C:
+    """Return `value` as one of `allowed` (the first of them when None)."""
+    if value is None:
+        return allowed[0]
+    for known in allowed:
+        if value == known:
+            return known
+    raise RegistryError(where, f"{what} must be one of {', '.join(allowed)}, not {value!r}")
+
+
 def severity(value: Any, where: str) -> Severity:
     """Return a checked severity (`error` when None).
 
     Raises:
         RegistryError: neither `error` nor `warning`.
     """
-    if value is None:
-        return "error"
-    for known in SEVERITIES:
-        if value == known:
-            return known
-    raise RegistryError(where, f"severity must be error or warning, not {value!r}")
+    return _choice(value, where, SEVERITIES, "severity")
 
 
 def scope(value: Any, where: str, allowed: Sequence[Scope] = SCOPES) -> Scope:
@@ -165,12 +171,7 @@ def scope(value: Any, where: str, allowed: Sequence[Scope] = SCOPES) -> Scope:
     Raises:
         RegistryError: not one of the allowed scopes.
     """
-    if value is None:
-        return "record"
-    for known in allowed:
-        if value == known:
-            return known
-    raise RegistryError(where, f"scope must be one of {', '.join(allowed)}, not {value!r}")
+    return _choice(value, where, allowed, "scope")
 
 
 def versions(value: Any, where: str) -> Versions:
