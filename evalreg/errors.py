@@ -145,3 +145,11 @@ class RequirementError(EvalregError, ValueError):
     def __init__(self, version: str) -> None:
         self.version = version
         super().__init__(f"no family has version {version!r}; name the family as FAMILY@VERSION")
+
+
+class PublishError(EvalregError):
+    """The site cannot be published: its folder holds other files, or a page cannot be made."""
+
+    def __init__(self, message: str, path: str = "") -> None:
+        self.path = path
+        super().__init__(f"{path}: {message}" if path else message)

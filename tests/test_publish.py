@@ -109,7 +109,8 @@ def test_the_index_needs_no_scripts(site: Path, registry: Registry) -> None:
     assert "<link" not in page.lower()  # no stylesheet or font from the network
     for family, version in released(registry):
         assert f'href="{family}/{version}.schema.json"' in page
-    assert '<span class="NONE">NONE</span>' in page and '<span class="FULL">FULL</span>' in page
+    assert '<span class="badge NONE">NONE</span>' in page
+    assert '<span class="badge FULL">FULL</span>' in page
     assert 'href="catalog.json"' in page
 
 
@@ -130,6 +131,7 @@ def test_family_subset(tmp_path: Path) -> None:
     result = publish(evalreg.load_registry(), tmp_path, families=["eee.instance"])
     assert [f.family for f in result.families] == ["eee.instance"]
     assert sorted(p.name for p in tmp_path.iterdir()) == [
+        ".evalreg-site.json",
         "catalog.json",
         "eee.instance",
         "index.html",
@@ -315,7 +317,7 @@ def test_the_published_changelog_lists_amendments(small: Registry, tmp_path: Pat
     entry.path.write_text(json.dumps({**PERSON, "description": "with a description"}))
     amended = load_registry(small.directories, builtin=False, verify=False)
     amend(amended, "demo.person", "1", "the description was left out", date="2026-03-04")
-    publish(load_registry(small.directories, builtin=False), tmp_path, base_url=BASE)
-    text = (tmp_path / "demo.person" / "CHANGELOG.md").read_text()
+    publish(load_registry(small.directories, builtin=False), tmp_path / "site", base_url=BASE)
+    text = (tmp_path / "site" / "demo.person" / "CHANGELOG.md").read_text()
     assert "## 1\n\nFirst published version.\n\n*amended on 2026-03-04 (sha256:" in text
     assert text.endswith("): the description was left out*\n")

@@ -288,7 +288,9 @@ def test_the_published_site_documents_each_familys_rules(tmp_path: Path) -> None
     eee = next(f for f in result.families if f.family == "eee.aggregate")
     assert {r.id for r in eee.rules} >= {"eee.layout", "eee.score-bounds", "eee.companion"}
     page = (tmp_path / "index.html").read_text()
-    assert "<td><code>eee.model-path</code></td><td>warning</td><td>file</td>" in page
+    assert (
+        '<td class="nowrap"><code>eee.model-path</code></td><td>warning</td><td>file</td>' in page
+    )
 
 
 def _readme_blocks() -> tuple[str, str]:

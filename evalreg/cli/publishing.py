@@ -239,16 +239,32 @@ def _base_url(ctx: click.Context, param: click.Parameter, value: str) -> str:
     "--family", "families", multiple=True, metavar="FAMILY", help="Publish this family only."
 )
 @click.option("--drafts", is_flag=True, help="Also publish draft versions (not in registry.lock).")
+@click.option(
+    "--docs",
+    is_flag=True,
+    help="Also write a documentation page per version (needs the docs extra: "
+    "pip install 'evalreg[docs]').",
+)
 @pass_context
 def publish_command(
-    context: Context, out_dir: Path, base_url: str, families: tuple[str, ...], drafts: bool
+    context: Context,
+    out_dir: Path,
+    base_url: str,
+    families: tuple[str, ...],
+    drafts: bool,
+    docs: bool,
 ) -> None:
     """Write the static schema site: versioned schemas, latest, changelogs, catalog, index.
 
     For every family and released version: OUT_DIR/<family>/<version>.schema.json (`$id`
     under --base-url, `$ref`s between schemas rewritten to match), <family>/latest.schema.json,
-    <family>/CHANGELOG.md, OUT_DIR/catalog.json (JSON Schema Store catalog format) and
-    OUT_DIR/index.html. The same registry always gives byte-identical files.
+    <family>/CHANGELOG.md and changes.html, OUT_DIR/catalog.json (JSON Schema Store catalog
+    format) and OUT_DIR/index.html; with --docs, docs/<family>-<version>.html. The same
+    registry always gives byte-identical files.
+
+    The site is written beside OUT_DIR and swapped in whole. OUT_DIR must be new, empty, or
+    a site evalreg published (files of earlier sites that are no longer published go; files
+    others added, such as a CNAME, stay).
     """
     from evalreg.publish.site import publish
 
@@ -258,7 +274,10 @@ def publish_command(
         base_url=base_url,
         families=families or None,
         drafts=drafts,
+        docs=docs,
     )
+    for path in result.kept:
+        emit(f"evalreg: kept {path} (not written by evalreg publish)", err=True)
     for family, version in result.skipped_drafts:
         emit(f"evalreg: skipped draft {family} {version} (release it, or pass --drafts)", err=True)
     versions = sum(len(f.versions) for f in result.families)

@@ -2,9 +2,10 @@
 
 `codec` (JSON parsing and writing, exact for every number), `readers` (a file's records, one
 `Item` each, parse failures included as values), `yamlstrict` (safe YAML loading that refuses
-what JSON refuses), `writers` (atomic writes, and when to flush them to disk), `yamlio` (YAML
-written back with its order, comments and layout) and `pointer` (JSON Pointers). Which files to
-read, walking directories, is the batch room's part.
+what JSON refuses), `writers` (atomic writes, and when to flush them to disk), `folders` (a
+folder built beside its place and swapped in whole), `yamlio` (YAML written back with its order,
+comments and layout) and `pointer` (JSON Pointers). Which files to read, walking directories, is
+the batch room's part.
 
 May import: `evalreg.errors`, `evalreg.defaults` and third-party libraries only.
 """

@@ -11,10 +11,11 @@ Programs that `$ref` evalreg's schemas offline use `schema_uri` and `published_r
 
 from __future__ import annotations
 
-import html
 import json
+import os
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import shutil
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
@@ -22,7 +23,15 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urldefrag, urljoin, urlsplit
 
 from evalreg.defaults import DEFAULT_BASE_URL
-from evalreg.errors import RegistryError
+from evalreg.errors import PublishError, RegistryError
+from evalreg.publish.docs import docs_page, render_docs
+from evalreg.publish.pages import (
+    CHANGES_PAGE,
+    PublishedFamily,
+    PublishedRule,
+    changes_html,
+    index_html,
+)
 from evalreg.registry.versions import parse_version
 
 if TYPE_CHECKING:
@@ -178,42 +187,22 @@ def published_registry(
 
 # -- publishing ---------------------------------------------------------------------------------
 
-
-@dataclass(frozen=True)
-class PublishedFamily:
-    """One family as published: its versions, and each one's compatibility with the previous."""
-
-    family: str
-    title: str
-    description: str
-    versions: tuple[str, ...]
-    compatibility: Mapping[str, str]
-    """Version -> FULL, BACKWARD, FORWARD or NONE against the previous published version."""
-    file_match: tuple[str, ...]
-    rules: tuple[PublishedRule, ...] = ()
-    """The family's rules beyond its schemas."""
-
-
-@dataclass(frozen=True)
-class PublishedRule:
-    """A rule as documented: what it checks, how severe, where, and at which versions."""
-
-    id: str
-    severity: str
-    scope: str
-    versions: str
-    description: str
+SITE_MARKER = ".evalreg-site.json"
+"""The file that says a folder holds a site `publish` wrote, and which of its files it wrote."""
 
 
 @dataclass(frozen=True)
 class PublishResult:
-    """What `publish` wrote, and the draft versions it left out."""
+    """What `publish` wrote, the files of others it kept, and the draft versions it left out."""
 
     out_dir: Path
     base_url: str
     families: tuple[PublishedFamily, ...]
     files: tuple[Path, ...]
     skipped_drafts: tuple[tuple[str, str], ...] = ()
+    kept: tuple[Path, ...] = ()
+    """Files in the folder that an earlier publish did not write (a CNAME, say), kept as they
+    were."""
 
 
 def _dump(value: Any) -> str:
@@ -259,12 +248,10 @@ def _diffs(registry: Registry, family: str, versions: Sequence[str]) -> list[Sch
 
 
 def _changelog(
-    registry: Registry, family: str, versions: Sequence[str], diffs: Sequence[SchemaDiff]
+    family: str, versions: Sequence[str], diffs: Sequence[SchemaDiff], notes: Mapping[str, Any]
 ) -> str:
     from evalreg.diff import changelog_markdown
-    from evalreg.registry.lock import amendment_notes
 
-    notes = amendment_notes(registry, family)
     text = changelog_markdown(family, diffs, notes)
     first = "".join(f"\n*{note}*\n" for note in notes.get(versions[0], ()))
     return text + f"\n## {versions[0]}\n\nFirst published version.\n{first}"
@@ -277,72 +264,180 @@ def publish(
     base_url: str = DEFAULT_BASE_URL,
     families: Iterable[str] | None = None,
     drafts: bool = False,
+    docs: bool = False,
 ) -> PublishResult:
-    """Write the published schema files, changelogs, catalog and index under `out_dir`.
+    """Write the published schema files, changelogs, catalog and pages as the folder `out_dir`.
 
     Only released versions are published unless `drafts` is true: a published URL must never
-    change meaning, and a draft may still change.
+    change meaning, and a draft may still change. With `docs`, each version also gets a
+    documentation page (json-schema-for-humans, the `docs` extra).
+
+    The site is written beside `out_dir` and swapped in whole, so that the folder always holds
+    a complete site, and files of an earlier site that are no longer published are gone.
+    `out_dir` must be new, empty, or a site `publish` wrote (it leaves a `.evalreg-site.json`
+    listing its files); other files there are kept, unless the site would overwrite one.
 
     Raises:
         UnknownFamilyError: a family in `families` is unknown.
         ValueError: the base URL is not absolute.
+        PublishError: `out_dir` holds files `publish` did not write and would overwrite, or
+            is not a folder, or a documentation page cannot be made.
         RegistryError: a file cannot be written.
     """
+    from evalreg.registry.lock import amendment_notes
     from evalreg.registry.lock import drafts as draft_entries
 
     base = normalise_base_url(base_url)
     names = sorted(set(registry.families() if families is None else families))
     for name in names:
         registry.manifest(name)
-    unreleased = (
-        set() if drafts else {(e.family, e.version) for e in draft_entries(registry, names)}
-    )
+    unreleased = {(e.family, e.version) for e in draft_entries(registry, names)}
+    skipped = set() if drafts else unreleased
     urls = _id_map(registry, base)
-    out = Path(out_dir)
-    files: dict[Path, str] = {}
+    out = Path(os.path.abspath(out_dir))
+    previous = previous_site(out)
+    contents: dict[str, str] = {}
+    documents: dict[str, Any] = {}
     published: list[PublishedFamily] = []
+    pages: list[tuple[PublishedFamily, list[SchemaDiff], Mapping[str, Any]]] = []
     for family in names:
-        versions = tuple(v for v in registry.versions(family) if (family, v) not in unreleased)
+        versions = tuple(v for v in registry.versions(family) if (family, v) not in skipped)
         if not versions:
             continue
         manifest = registry.manifest(family)
         diffs = _diffs(registry, family, versions)
-        compatibility = {new.new_label: new.compatibility for new in diffs}
+        notes = amendment_notes(registry, family)
         for version in versions:
             entry = registry.entry(family, version)
             document = _published_document(entry, urls[entry.id], urls)
-            files[out / family / f"{version}.schema.json"] = _dump(document)
+            documents[urls[entry.id]] = document
+            contents[f"{family}/{version}.schema.json"] = _dump(document)
         latest_doc = _published_document(
             registry.entry(family, versions[-1]), published_url(base, family, LATEST_NAME), urls
         )
-        files[out / family / f"{LATEST_NAME}.schema.json"] = _dump(latest_doc)
-        files[out / family / "CHANGELOG.md"] = _changelog(registry, family, versions, diffs)
-        published.append(
-            PublishedFamily(
-                family,
-                manifest.title,
-                manifest.description,
-                versions,
-                compatibility,
-                file_match(manifest),
-                _rules(registry, family),
-            )
+        contents[f"{family}/{LATEST_NAME}.schema.json"] = _dump(latest_doc)
+        contents[f"{family}/CHANGELOG.md"] = _changelog(family, versions, diffs, notes)
+        item = PublishedFamily(
+            family,
+            manifest.title,
+            manifest.description,
+            versions,
+            {diff.new_label: diff.compatibility for diff in diffs},
+            file_match(manifest),
+            _rules(registry, family),
+            {d.new_label: (len(d.changes), len(d.breaking)) for d in diffs},
+            frozenset(v for v in versions if (family, v) in unreleased),
+            {v: docs_page(family, v) for v in versions} if docs else {},
         )
-    files[out / "catalog.json"] = _dump(_catalog(published, base))
-    files[out / "index.html"] = _index(published, base)
-    for path, text in files.items():
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8", newline="\n")
-        except OSError as err:
-            raise RegistryError(str(path), f"cannot write: {err}") from err
+        published.append(item)
+        pages.append((item, diffs, notes))
+    for done, its_diffs, its_notes in pages:
+        contents[f"{done.family}/{CHANGES_PAGE}"] = changes_html(done, its_diffs, its_notes)
+    contents["catalog.json"] = _dump(_catalog(published, base))
+    contents["index.html"] = index_html(published, base)
+    written, kept = _write_site(out, previous, contents, documents, published if docs else [])
     return PublishResult(
         out,
         base,
         tuple(published),
-        tuple(files),
-        tuple(sorted(unreleased, key=lambda fv: (fv[0], parse_version(fv[1])))),
+        written,
+        tuple(sorted(skipped, key=lambda fv: (fv[0], parse_version(fv[1])))),
+        kept,
     )
+
+
+def previous_site(out: Path) -> frozenset[str] | None:
+    """Return the files an earlier publish wrote in `out`: none if it is new or empty.
+
+    Returns None for a folder holding files no publish wrote.
+
+    Raises:
+        PublishError: `out` is not a folder, or its marker file is unreadable.
+    """
+    if not out.exists():
+        return frozenset()
+    if not out.is_dir():
+        raise PublishError("is not a folder", str(out))
+    marker = out / SITE_MARKER
+    if not marker.is_file():
+        return frozenset() if not any(out.iterdir()) else None
+    try:
+        listed = json.loads(marker.read_text(encoding="utf-8"))["files"]
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise PublishError(f"cannot read {SITE_MARKER}: {err}", str(out)) from err
+    return frozenset(str(name) for name in listed)
+
+
+def _others(out: Path, previous: frozenset[str] | None) -> list[str]:
+    """Return the files under `out` that an earlier publish did not write, sorted."""
+    if not out.is_dir():
+        return []
+    found = []
+    for path in sorted(out.rglob("*")):
+        if path.is_dir() and not path.is_symlink():
+            continue
+        relative = path.relative_to(out).as_posix()
+        if relative != SITE_MARKER and (previous is None or relative not in previous):
+            found.append(relative)
+    return found
+
+
+def _write_site(
+    out: Path,
+    previous: frozenset[str] | None,
+    contents: Mapping[str, str],
+    documents: Mapping[str, Any],
+    documented: Sequence[PublishedFamily],
+) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+    """Write the site beside `out`, keep the files of others, and swap it in."""
+    from evalreg.io.folders import staging_folder, swap_in
+
+    others = _others(out, previous)
+    if previous is None:
+        more = f" and {len(others) - 3} more" if len(others) > 3 else ""
+        raise PublishError(
+            f"holds files that evalreg publish did not write ({', '.join(others[:3])}{more}) and "
+            f"no {SITE_MARKER}; publish into a new or empty folder, or one evalreg published",
+            str(out),
+        )
+    clashes = [name for name in others if name in contents]
+    if clashes:
+        raise PublishError(
+            f"{clashes[0]} was not written by evalreg publish, and the site would replace it; "
+            "move it away first",
+            str(out),
+        )
+    try:
+        staging = staging_folder(out)
+    except OSError as err:
+        raise PublishError(f"cannot make a folder beside it: {err}", str(out)) from err
+    try:
+        written = [staging / name for name in contents]
+        for path, text in zip(written, contents.values(), strict=True):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8", newline="\n")
+        if documented:
+            schema_files = {
+                (f.family, v): staging / f"{f.family}/{v}.schema.json"
+                for f in documented
+                for v in f.versions
+            }
+            titles = {f.family: f.title for f in documented}
+            written += render_docs(schema_files, documents, staging, titles)
+        names = sorted(p.relative_to(staging).as_posix() for p in written)
+        for name in others:
+            (staging / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(out / name, staging / name, follow_symlinks=False)
+        marker = {"generator": "evalreg publish", "files": names}
+        (staging / SITE_MARKER).write_text(_dump(marker), encoding="utf-8", newline="\n")
+        swap_in(staging, out)
+    except OSError as err:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise RegistryError(str(err.filename or out), f"cannot write: {err}") from err
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return tuple(out / name for name in names), tuple(out / name for name in others)
 
 
 def _rules(registry: Registry, family: str) -> tuple[PublishedRule, ...]:
@@ -352,24 +447,6 @@ def _rules(registry: Registry, family: str) -> tuple[PublishedRule, ...]:
         PublishedRule(r.id, r.severity, r.scope, str(r.versions), r.description)
         for r in family_rules(registry, family)
     )
-
-
-def _rule_rows(family: PublishedFamily) -> list[str]:
-    if not family.rules:
-        return []
-    e = html.escape
-    rows = [
-        "<p>Rules beyond the schema (checked by <code>evalreg validate</code>):</p>",
-        "<table>",
-        "<tr><th>Rule</th><th>Severity</th><th>Scope</th><th>Versions</th>"
-        "<th>What must hold</th></tr>",
-    ]
-    rows += [
-        f"<tr><td><code>{e(r.id)}</code></td><td>{e(r.severity)}</td><td>{e(r.scope)}</td>"
-        f"<td>{e(r.versions)}</td><td>{e(r.description)}</td></tr>"
-        for r in family.rules
-    ]
-    return [*rows, "</table>"]
 
 
 def _catalog(families: Sequence[PublishedFamily], base: str) -> dict[str, Any]:
@@ -387,64 +464,3 @@ def _catalog(families: Sequence[PublishedFamily], base: str) -> dict[str, Any]:
             for f in families
         ],
     }
-
-
-_STYLE = """\
-body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;\
-line-height:1.5;color:#1a1a1a}
-h1{font-size:1.6rem}h2{font-size:1.2rem;margin-top:2rem}code{font-size:.95em}
-table{border-collapse:collapse;margin:.5rem 0}th,td{border:1px solid #ccc;padding:.2rem .6rem;\
-text-align:left}th{background:#f3f3f3}.FULL{color:#176117}.BACKWARD,.FORWARD{color:#8a5a00}\
-.NONE{color:#a31515}"""
-
-
-def _index_rows(family: PublishedFamily) -> Iterator[str]:
-    e = html.escape
-    for version in reversed(family.versions):
-        compat = family.compatibility.get(version)
-        cell = f'<span class="{e(compat)}">{e(compat)}</span>' if compat else "first version"
-        link = f"{quote(family.family)}/{quote(version)}.schema.json"
-        latest = " (latest)" if version == family.versions[-1] else ""
-        yield (f'<tr><td><a href="{e(link)}">{e(version)}</a>{latest}</td><td>{cell}</td></tr>')
-
-
-def _index(families: Sequence[PublishedFamily], base: str) -> str:
-    e = html.escape
-    lines = [
-        "<!DOCTYPE html>",
-        '<html lang="en">',
-        "<head>",
-        '<meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        "<title>evalreg schemas</title>",
-        f"<style>{_STYLE}</style>",
-        "</head>",
-        "<body>",
-        "<h1>evalreg schemas</h1>",
-        f"<p>Published under <code>{e(base)}</code>. Tools can use the "
-        '<a href="catalog.json">schema catalog</a>. Compatibility compares each version with '
-        "the one before it: FULL (both ways), BACKWARD (the new schema accepts old data), "
-        "FORWARD (the old schema accepts new data) or NONE.</p>",
-    ]
-    lines.append("<ul>")
-    for family in families:
-        lines.append(
-            f'<li><a href="#{e(family.family)}">{e(family.family)}</a>: {e(family.title)} '
-            f"(latest {e(family.versions[-1])})</li>"
-        )
-    lines.append("</ul>")
-    for family in families:
-        folder = quote(family.family)
-        lines += [
-            f'<h2 id="{e(family.family)}">{e(family.family)}: {e(family.title)}</h2>',
-            f"<p>{e(family.description)}</p>",
-            f'<p><a href="{e(folder)}/latest.schema.json">latest</a> &middot; '
-            f'<a href="{e(folder)}/CHANGELOG.md">changelog</a></p>',
-            "<table>",
-            "<tr><th>Version</th><th>Compatibility with the previous version</th></tr>",
-            *_index_rows(family),
-            "</table>",
-            *_rule_rows(family),
-        ]
-    lines += ["</body>", "</html>"]
-    return "\n".join(lines) + "\n"
