@@ -76,20 +76,26 @@ def loads_lines(lines: list[bytes]) -> list[Any]:
     it fails for them together is each line checked alone.
     """
     values: list[Any] = []
+    containers = True
     for line in lines:
         try:
-            values.append(_decode(line))
+            value = _decode(line)
         except ValueError as err:
-            values.append(err)
-    checked = [
-        (line, value)
-        for line, value in zip(lines, values, strict=True)
-        if type(value) is dict or type(value) is list
-    ]
+            value = err
+        values.append(value)
+        containers = containers and (type(value) is dict or type(value) is list)
+    if containers:
+        checked, text = values, b"".join(lines)
+    else:
+        kept = [
+            (line, value)
+            for line, value in zip(lines, values, strict=True)
+            if type(value) is dict or type(value) is list
+        ]
+        checked, text = [value for _, value in kept], b"".join(line for line, _ in kept)
     if not checked:
         return values
-    text = b"".join(line for line, _ in checked)
-    if not _same_colons(text.count(b":"), b"\\u003" in text, [value for _, value in checked]):
+    if not _same_colons(text.count(b":"), b"\\u003" in text, checked):
         for index, line in enumerate(lines):
             value = values[index]
             if type(value) is dict or type(value) is list:
