@@ -18,12 +18,16 @@ import yaml
 from evalreg.errors import RegistryError
 from evalreg.io.pointer import MISSING, resolve, split
 from evalreg.io.pointer import find as find_values
+from evalreg.registry.patterns import BoundedPattern, safe_pattern
 from evalreg.registry.rules import RuleSpec, parse_rules
 from evalreg.registry.versions import is_version
 
-# libyaml's loader where PyYAML was built with it: the same safe loading, ten times faster, and
-# every command pays for it at start-up.
-_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+MAX_MANIFEST_BYTES = 1_048_576
+"""The largest manifest file read, in bytes (1 MiB)."""
+MAX_NAME_LENGTH = 100
+"""The longest family name, in characters."""
+FAMILY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*")
+"""A family name: it names files and folders, so no separator, no leading dot, no `..`."""
 
 FileKind = Literal["json", "jsonl", "yaml"]
 _KINDS = ("json", "jsonl", "yaml")
@@ -34,7 +38,8 @@ class Marker:
     """A place where a record states its version."""
 
     pointer: str
-    pattern: re.Pattern[str] | None = None
+    pattern: BoundedPattern | None = None
+    """Matched against the whole value; a value over `MAX_MATCHED_LENGTH` chars states none."""
     template: str | None = None
     when: Literal["always", "present"] = "always"
 
@@ -250,16 +255,13 @@ def _fingerprint(data: Any, where: str, key: str) -> Fingerprint:
     )
 
 
-def _marker(data: Any, where: str) -> Marker:
+def _marker(data: Any, where: str, probe: bool) -> Marker:
     if not isinstance(data, dict) or not isinstance(data.get("pointer"), str):
         raise RegistryError(where, "every marker needs a `pointer`")
     _pointers(data["pointer"], where, "markers.pointer")
     pattern = None
     if data.get("pattern") is not None:
-        try:
-            pattern = re.compile(str(data["pattern"]))
-        except re.error as err:
-            raise RegistryError(where, f"marker pattern {data['pattern']!r}: {err}") from err
+        pattern = safe_pattern(data["pattern"], where, "marker pattern", probe=probe)
         if "version" not in pattern.groupindex:
             raise RegistryError(where, "a marker pattern needs a named group (?P<version>...)")
     when = data.get("when", "always")
@@ -276,8 +278,8 @@ def _marker(data: Any, where: str) -> Marker:
     )
 
 
-def parse_manifest(data: Any, where: str) -> FamilyManifest:
-    """Build a manifest from parsed YAML.
+def parse_manifest(data: Any, where: str, *, probe: bool = True) -> FamilyManifest:
+    """Build a manifest from parsed YAML (`probe`: time its patterns, see `safe_pattern`).
 
     Raises:
         RegistryError: a field is missing or malformed.
@@ -287,6 +289,7 @@ def parse_manifest(data: Any, where: str) -> FamilyManifest:
     for key in ("name", "title", "kind"):
         if not isinstance(data.get(key), str) or not data[key]:
             raise RegistryError(where, f"the manifest needs a `{key}` string")
+    check_family_name(data["name"], where)
     if data["kind"] not in _KINDS:
         raise RegistryError(where, f"kind must be one of {', '.join(_KINDS)}")
     markers = data.get("markers") or []
@@ -294,6 +297,8 @@ def parse_manifest(data: Any, where: str) -> FamilyManifest:
         raise RegistryError(where, "markers must be a list")
     versions = data.get("versions") or {}
     if not isinstance(versions, dict):
+        raise RegistryError(where, "versions must map version strings to settings")
+    if not all(s is None or isinstance(s, dict) for s in versions.values()):
         raise RegistryError(where, "versions must map version strings to settings")
     version_structure = {
         str(v): _fingerprint((s or {}).get("structure"), where, f"versions.{v}.structure")
@@ -316,26 +321,82 @@ def parse_manifest(data: Any, where: str) -> FamilyManifest:
         description=str(data.get("description", "")).strip(),
         kind=data["kind"],
         files=_strings(data.get("files"), where, "files"),
-        markers=tuple(_marker(m, where) for m in markers),
+        markers=tuple(_marker(m, where, probe) for m in markers),
         structure=_fingerprint(data.get("structure"), where, "structure"),
         version_structure=version_structure,
         options={k: v for k, v in data.items() if k not in known},
         path=where,
-        rules=parse_rules(data.get("rules"), data["name"], where),
+        rules=parse_rules(data.get("rules"), data["name"], where, probe=probe),
     )
 
 
-def load_manifest(path: Path) -> FamilyManifest:
-    """Load one manifest file.
+def check_family_name(name: str, where: str) -> str:
+    """Return `name` if it is a safe family name.
 
     Raises:
-        RegistryError: the file cannot be read or is malformed.
+        RegistryError: it is longer than `MAX_NAME_LENGTH`, or not letters, digits, `_`, `-`
+            and single dots between them (no path separator, no leading dot, no `..`).
     """
+    if len(name) > MAX_NAME_LENGTH or not FAMILY_NAME.fullmatch(name):
+        raise RegistryError(
+            where,
+            f"family name {_short(name)} must be letters, digits, '_', '-' and single dots "
+            f"between them, at most {MAX_NAME_LENGTH} characters (such as acme.run)",
+        )
+    return name
+
+
+def _short(value: str, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[: limit - 3]}...'"
+
+
+def _yaml_problem(err: yaml.YAMLError) -> str:
+    """Return a YAML error as one line: where, the problem, and its context."""
+    if isinstance(err, yaml.MarkedYAMLError):
+        mark = err.problem_mark or err.context_mark
+        where = "" if mark is None else f"line {mark.line + 1}, column {mark.column + 1}: "
+        problem = " ".join(str(err.problem or err.context or "malformed YAML").split())
+        context = ""
+        if err.context and err.problem and err.context_mark is not None:
+            context_mark = err.context_mark
+            context = (
+                f" ({' '.join(err.context.split())} at line {context_mark.line + 1}, "
+                f"column {context_mark.column + 1})"
+            )
+        return f"{where}{problem}{context}"
+    return " ".join(str(err).split())
+
+
+def load_manifest(path: Path, *, probe: bool = True) -> FamilyManifest:
+    """Load one manifest file (`probe`: time its patterns, see `safe_pattern`).
+
+    Raises:
+        RegistryError: the file cannot be read, is larger than `MAX_MANIFEST_BYTES`, is not
+            YAML (the message names its line and column), or is malformed.
+    """
+    from evalreg.io.yamlstrict import strict_loader
+
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_SAFE_LOADER)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
-        raise RegistryError(str(path), f"cannot read manifest: {err}") from err
-    manifest = parse_manifest(data, str(path))
+        with path.open("rb") as stream:
+            raw = stream.read(MAX_MANIFEST_BYTES + 1)
+    except OSError as err:
+        raise RegistryError(str(path), f"cannot read manifest: {err.strerror or err}") from err
+    if len(raw) > MAX_MANIFEST_BYTES:
+        raise RegistryError(
+            str(path), f"manifest is larger than {MAX_MANIFEST_BYTES:,} bytes; is it one?"
+        )
+    try:
+        data = yaml.load(raw.decode("utf-8"), Loader=strict_loader())
+    except UnicodeDecodeError as err:
+        raise RegistryError(
+            str(path), f"cannot read manifest: not UTF-8 at byte {err.start}"
+        ) from err
+    except yaml.YAMLError as err:
+        raise RegistryError(str(path), f"cannot read manifest: {_yaml_problem(err)}") from err
+    except RecursionError as err:
+        raise RegistryError(str(path), "cannot read manifest: nested too deeply") from err
+    manifest = parse_manifest(data, str(path), probe=probe)
     if path.stem != manifest.name:
         raise RegistryError(
             str(path), f"manifest file name must be {manifest.name}.yaml (its `name`)"

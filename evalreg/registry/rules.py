@@ -40,6 +40,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
 from evalreg.errors import RegistryError
 from evalreg.io.pointer import split
+from evalreg.registry.patterns import BoundedPattern, safe_pattern
 from evalreg.registry.versions import match_version, parse_version
 
 Severity = Literal["error", "warning"]
@@ -79,7 +80,7 @@ class Condition:
     conditions: tuple[Condition, ...] = ()
     values: tuple[Any, ...] = ()
     """For `in`: the allowed values."""
-    pattern: re.Pattern[str] | None = None
+    pattern: BoundedPattern | None = None
     """For `matches`: the regular expression."""
 
     def __str__(self) -> str:
@@ -128,7 +129,7 @@ class RuleSpec:
     each: str = ""
     when: tuple[Condition, ...] = ()
     require: tuple[Condition, ...] = ()
-    path: re.Pattern[str] | None = None
+    path: BoundedPattern | None = None
     source: str = ""
     """The manifest that declares it."""
 
@@ -220,11 +221,12 @@ def _operand(value: Any, where: str) -> Operand:
     return Operand("value", value)
 
 
-def condition(data: Any, where: str) -> Condition:
-    """Parse one condition.
+def condition(data: Any, where: str, *, probe: bool = True) -> Condition:
+    """Parse one condition (`probe`: time its regular expression, see `safe_pattern`).
 
     Raises:
-        RegistryError: not a mapping with one known operator and well-formed operands.
+        RegistryError: not a mapping with one known operator and well-formed operands, or a
+            regular expression that may take too long to match.
     """
     if not isinstance(data, dict) or len(data) != 1:
         raise RegistryError(
@@ -247,28 +249,25 @@ def condition(data: Any, where: str) -> Condition:
     if op == "matches":
         if not isinstance(args, list) or len(args) != 2 or not isinstance(args[1], str):
             raise RegistryError(here, "takes an operand and a regular expression")
-        try:
-            pattern = re.compile(args[1])
-        except re.error as err:
-            raise RegistryError(here, f"{args[1]!r}: {err}") from err
+        pattern = safe_pattern(args[1], here, "pattern", probe=probe)
         return Condition(op, (_operand(args[0], here),), pattern=pattern)
     if op == "any":
         if not isinstance(args, list) or not args:
             raise RegistryError(here, "takes a list of conditions")
-        return Condition(op, conditions=tuple(condition(c, here) for c in args))
+        return Condition(op, conditions=tuple(condition(c, here, probe=probe) for c in args))
     if op == "not":
-        return Condition(op, conditions=(condition(args, here),))
+        return Condition(op, conditions=(condition(args, here, probe=probe),))
     raise RegistryError(where, f"unknown condition {op!r} (known: {', '.join(OPERATORS)})")
 
 
-def _conditions(data: Any, where: str) -> tuple[Condition, ...]:
+def _conditions(data: Any, where: str, probe: bool) -> tuple[Condition, ...]:
     if data is None:
         return ()
     if isinstance(data, dict):
         data = [data]
     if not isinstance(data, list):
         raise RegistryError(where, "must be a list of conditions")
-    return tuple(condition(item, where) for item in data)
+    return tuple(condition(item, where, probe=probe) for item in data)
 
 
 def _groups(conditions: Sequence[Condition]) -> set[str]:
@@ -279,7 +278,7 @@ def _groups(conditions: Sequence[Condition]) -> set[str]:
     return found
 
 
-def parse_rule(data: Any, family: str, where: str) -> RuleSpec:
+def parse_rule(data: Any, family: str, where: str, *, probe: bool = True) -> RuleSpec:
     """Parse one declarative rule of a manifest's `rules` list.
 
     Raises:
@@ -305,12 +304,9 @@ def parse_rule(data: Any, family: str, where: str) -> RuleSpec:
     if data.get("path") is not None:
         if kind != "file":
             raise RegistryError(here, "path needs scope: file")
-        try:
-            path = re.compile(str(data["path"]))
-        except re.error as err:
-            raise RegistryError(here, f"path {data['path']!r}: {err}") from err
-    when = _conditions(data.get("when"), f"{here}: when")
-    require = _conditions(data.get("require"), f"{here}: require")
+        path = safe_pattern(data["path"], here, "path", probe=probe)
+    when = _conditions(data.get("when"), f"{here}: when", probe)
+    require = _conditions(data.get("require"), f"{here}: require", probe)
     if not require and path is None:
         raise RegistryError(here, "needs require (conditions) or, with scope: file, a path")
     named = set() if path is None else set(path.groupindex)
@@ -332,7 +328,7 @@ def parse_rule(data: Any, family: str, where: str) -> RuleSpec:
     )
 
 
-def parse_rules(data: Any, family: str, where: str) -> tuple[RuleSpec, ...]:
+def parse_rules(data: Any, family: str, where: str, *, probe: bool = True) -> tuple[RuleSpec, ...]:
     """Parse a manifest's `rules` list, refusing an id used twice.
 
     Raises:
@@ -342,7 +338,7 @@ def parse_rules(data: Any, family: str, where: str) -> tuple[RuleSpec, ...]:
         return ()
     if not isinstance(data, list):
         raise RegistryError(where, "rules must be a list")
-    rules = tuple(parse_rule(item, family, where) for item in data)
+    rules = tuple(parse_rule(item, family, where, probe=probe) for item in data)
     seen: set[str] = set()
     for rule in rules:
         if rule.id in seen:

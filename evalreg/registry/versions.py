@@ -6,12 +6,17 @@ and `0.10.0` sorts after `0.9.0`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from functools import lru_cache
 
 from packaging.version import InvalidVersion, Version
 
 from evalreg.errors import InvalidVersionError
+
+MAX_VERSION_LENGTH = 64
+"""The longest version string that may name a file, in characters."""
+_FILE_VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+!_-]*")
 
 
 @lru_cache(maxsize=1024)
@@ -50,3 +55,17 @@ def match_version(text: str, known: Iterable[str]) -> str | None:
         if parse_version(version) == wanted:
             return version
     return None
+
+
+def is_file_version(text: str) -> bool:
+    """Return whether `text` is a version that may name a file.
+
+    That is a version number of at most `MAX_VERSION_LENGTH` characters, starting with a letter
+    or digit, with no path separator, space, `..` or other character versions do not need.
+    """
+    return (
+        len(text) <= MAX_VERSION_LENGTH
+        and _FILE_VERSION.fullmatch(text) is not None
+        and ".." not in text
+        and is_version(text)
+    )

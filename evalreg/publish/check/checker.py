@@ -16,6 +16,7 @@ from evalreg.defaults import DEFAULT_EXAMPLES
 from evalreg.errors import EvalregError, RegistryError
 from evalreg.publish.check.exercise import exercise_steps
 from evalreg.publish.check.history import check_history
+from evalreg.publish.check.patterns import check_patterns
 from evalreg.publish.check.report import CheckReport, Finding, Run
 from evalreg.publish.check.rules import check_rules
 from evalreg.publish.check.schemas import check_lock, check_schema
@@ -35,6 +36,7 @@ def _check_family(run: Run, family: str) -> None:
     for version in run.registry.versions(family):
         run.schemas += 1
         check_schema(run, family, version)
+    check_patterns(run, family)
     check_lock(run, family)
     check_rules(run, family)
     steps = load_steps(run, family)

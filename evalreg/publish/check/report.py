@@ -25,8 +25,8 @@ class Finding:
 
     severity: Severity
     check: str
-    """Which check: load, versioning, metaschema, refs, lock, amendment, draft, step, path,
-    exercise, missing-step, bump or exception."""
+    """Which check: load, versioning, metaschema, refs, pattern, lock, amendment, draft, step,
+    path, exercise, missing-step, bump or exception."""
     message: str
     family: str | None = None
     version: str | None = None
