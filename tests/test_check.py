@@ -306,8 +306,9 @@ def test_a_schema_that_breaks_its_metaschema(build: Any) -> None:
 
 def test_an_unknown_dialect(build: Any) -> None:
     odd = {**schema("1"), "$schema": "https://example.org/my-dialect"}
-    (finding,) = check(build({"1": odd})).errors
-    assert "not a JSON Schema dialect evalreg knows" in finding.message
+    (finding,) = check_directories(only=[build({"1": odd}, release_all=False)]).errors
+    assert finding.check == "load"
+    assert "1.schema.json: /$schema: unknown dialect 'https://example.org" in finding.message
 
 
 def test_tampering_and_drafts_are_reported_not_raised(build: Any) -> None:
@@ -490,14 +491,14 @@ def test_a_step_from_a_version_that_admits_no_record_is_not_exercised(build: Any
     assert skipped.severity == "warning" and "step 1 -> 2 not exercised" in skipped.message
 
 
-def test_a_remote_ref_is_an_error_and_leaves_the_step_unexercised(build: Any) -> None:
+def test_a_remote_ref_is_one_load_error_naming_its_place(build: Any) -> None:
     remote = {**schema("1"), "properties": {"name": {"$ref": "https://elsewhere.example/n.json"}}}
-    report = check(build({"1": remote, "2": schema("2")}, step("1", "2")))
-    refs, diff = by_check(report, "refs")
-    assert refs.severity == "error" and "https://elsewhere.example/n.json" in refs.message
-    assert diff.version == "2" and "cannot compare 1 with 2" in diff.message
-    (skipped,) = by_check(report, "exercise")
-    assert skipped.severity == "warning" and "cannot generate records" in skipped.message
+    root = build({"1": remote, "2": schema("2")}, step("1", "2"), release_all=False)
+    (finding,) = check_directories(only=[root]).findings
+    assert finding.severity == "error" and finding.check == "load"
+    assert "1.schema.json: /properties/name/$ref: $ref 'https://elsewhere.example/n.json'" in (
+        finding.message
+    )
 
 
 def test_the_amend_command_records_a_correction_that_check_and_changelog_show(

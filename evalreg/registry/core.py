@@ -7,12 +7,12 @@ validation and migration on top (`evalreg.Registry`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
-from urllib.parse import urldefrag, urljoin
+from urllib.parse import urldefrag
 
 from evalreg.errors import (
     RegistryError,
@@ -26,6 +26,8 @@ from evalreg.registry.versions import match_version, sort_versions
 
 if TYPE_CHECKING:
     import referencing
+
+    from evalreg.registry.schemawalk import Ref
 
 SCHEMA_SUFFIX = ".schema.json"
 LATEST = "latest"
@@ -62,21 +64,9 @@ class SchemaEntry:
     """The document as loaded, with `$id` set when the file has none. Never mutate it."""
 
 
-def _iter_refs(node: Any, base: str) -> Iterator[tuple[str, str]]:
-    """Yield `(base_uri, ref)` for every `$ref` in a schema document."""
-    if isinstance(node, dict):
-        if isinstance(node.get("$id"), str):
-            base = urljoin(base, node["$id"])
-        ref = node.get("$ref")
-        if isinstance(ref, str):
-            yield base, ref
-        for key, value in node.items():
-            if key in ("enum", "const", "examples", "default"):
-                continue
-            yield from _iter_refs(value, base)
-    elif isinstance(node, list):
-        for item in node:
-            yield from _iter_refs(item, base)
+def _quoted(text: str, limit: int = 100) -> str:
+    shown = repr(text)
+    return shown if len(shown) <= limit else f"{shown[: limit - 3]}...'"
 
 
 class BaseRegistry:
@@ -103,6 +93,7 @@ class BaseRegistry:
         self._rule_files = {f: tuple(p) for f, p in (rule_files or {}).items()}
         self._by_id = {e.id: e for v in self._schemas.values() for e in v.values()}
         self._derived: dict[str, Any] = {}
+        self._checked: set[tuple[str, str]] = set()
 
     def __repr__(self) -> str:
         name = type(self).__name__
@@ -232,20 +223,48 @@ class BaseRegistry:
         return registry.with_resources(resources)
 
     def check_refs(self, family: str, version: str) -> None:
-        """Check that every `$ref` of a schema resolves inside the registry.
+        """Check a schema as JSON Schema, and that every reference resolves inside the registry.
+
+        Every `$ref`, `$dynamicRef` and `$recursiveRef` where JSON Schema reads one is checked;
+        the values of `enum`, `const`, `default` and `examples` are data and are not.
 
         Raises:
-            RemoteRefError: a `$ref` leads outside the registry.
+            RemoteRefError: a reference leads to a document outside the registry.
+            RegistryError: a reference points to nothing in a document of the registry, or the
+                schema is malformed (an unknown `$schema` dialect, a subschema that is not one);
+                each message names the file and the JSON pointer.
         """
-        from referencing.exceptions import Unresolvable
-
         entry = self.entry(family, version)
+        if (family, version) in self._checked:
+            return
+        from evalreg.registry.schemawalk import check_document
+
+        refs = check_document(entry.document, str(entry.path), entry.id)
+        self._resolve_refs(entry, refs)
+        self._checked.add((family, version))
+
+    def _resolve_refs(self, entry: SchemaEntry, refs: Iterable[Ref]) -> None:
+        from referencing.exceptions import (
+            InvalidAnchor,
+            NoSuchAnchor,
+            PointerToNowhere,
+            Unresolvable,
+        )
+
         registry = self.referencing_registry()
-        for base, ref in _iter_refs(entry.document, entry.id):
+        for ref in refs:
             try:
-                registry.resolver(base_uri=base).lookup(ref)
-            except Unresolvable as err:
-                raise RemoteRefError(ref, f"{entry.path}") from err
+                registry.resolver(base_uri=ref.base).lookup(ref.ref)
+            except (PointerToNowhere, NoSuchAnchor, InvalidAnchor) as err:
+                detail = " ".join(str(err).split())[:200]
+                raise RegistryError(
+                    str(entry.path),
+                    f"{ref.pointer}: {ref.keyword} {_quoted(ref.ref)} resolves to nothing "
+                    f"in the registry ({detail})",
+                ) from err
+            except (Unresolvable, ValueError, TypeError, LookupError) as err:
+                # a document no registry directory holds (or a URI that cannot be one)
+                raise RemoteRefError(ref.ref, f"{entry.path}: {ref.pointer}") from err
 
     # -- migration steps -------------------------------------------------------------------
 

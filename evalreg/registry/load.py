@@ -25,17 +25,29 @@ from evalreg.registry.core import (
 )
 from evalreg.registry.lock import verify_lock
 from evalreg.registry.manifest import FamilyManifest, load_manifest
-from evalreg.registry.versions import is_version, match_version
+from evalreg.registry.versions import MAX_VERSION_LENGTH, is_file_version, match_version
 
 ENV_PATH = "EVALREG_PATH"
 _R = TypeVar("_R", bound=BaseRegistry)
 
 
+MAX_SCHEMA_BYTES = 16 * 1024 * 1024
+"""The largest schema file read, in bytes (16 MiB)."""
+
+
 def _read_json(path: Path) -> Any:
     try:
-        return loads(path.read_bytes())
-    except (OSError, *DecodeError) as err:
-        raise RegistryError(str(path), f"cannot read schema: {err}") from err
+        with path.open("rb") as stream:
+            data = stream.read(MAX_SCHEMA_BYTES + 1)
+    except OSError as err:
+        raise RegistryError(str(path), f"cannot read schema: {err.strerror or err}") from err
+    if len(data) > MAX_SCHEMA_BYTES:
+        raise RegistryError(str(path), f"schema is larger than {MAX_SCHEMA_BYTES:,} bytes")
+    try:
+        return loads(data)
+    except (*DecodeError, RecursionError) as err:
+        detail = " ".join(str(err).split())
+        raise RegistryError(str(path), f"cannot read schema: {detail}") from err
 
 
 def registry_paths(paths: Iterable[str | os.PathLike[str]] | None = None) -> list[Path]:
@@ -53,7 +65,7 @@ def registry_paths(paths: Iterable[str | os.PathLike[str]] | None = None) -> lis
 
 
 def _load_schemas(
-    directory: Path, manifests: Mapping[str, FamilyManifest]
+    directory: Path, manifests: Mapping[str, FamilyManifest], trusted: bool
 ) -> Iterator[SchemaEntry]:
     root = directory / "schemas"
     if not root.is_dir():
@@ -68,13 +80,21 @@ def _load_schemas(
             version = path.name[: -len(SCHEMA_SUFFIX)]
             if version == LATEST:
                 continue
-            if not is_version(version):
-                raise RegistryError(str(path), f"{version!r} is not a version number")
+            if not is_file_version(version):
+                raise RegistryError(
+                    str(path),
+                    f"{version[:MAX_VERSION_LENGTH]!r} is not a version number of at most "
+                    f"{MAX_VERSION_LENGTH} characters (such as 1.0.0)",
+                )
             document = _read_json(path)
             if not isinstance(document, dict):
                 raise RegistryError(str(path), "a schema must be a JSON object")
             if not isinstance(document.get("$id"), str):
                 document = {"$id": default_id(family, version), **document}
+            if not trusted:
+                from evalreg.registry.schemawalk import check_document
+
+                check_document(document, str(path), document["$id"], probe=True)
             yield SchemaEntry(family, version, path, document["$id"], document)
 
 
@@ -117,6 +137,9 @@ def load_directories(
         IntegrityError: a released schema was edited or removed after its release.
     """
     directories = registry_paths(paths) if builtin else [Path(p).resolve() for p in paths or ()]
+    # The built-in directory ships with evalreg and the test suite checks it whole: it is not
+    # probed at every start. Every other directory is user input.
+    shipped = builtin_directory().resolve()
     manifests: dict[str, FamilyManifest] = {}
     for directory in directories:
         if not (directory / "registry").is_dir():
@@ -124,7 +147,7 @@ def load_directories(
                 str(directory), "not a registry directory (it has no registry/ folder)"
             )
         for path in sorted((directory / "registry").glob("*.yaml")):
-            manifest = load_manifest(path)
+            manifest = load_manifest(path, probe=directory != shipped)
             if manifest.name in manifests:
                 raise RegistryError(
                     str(path),
@@ -135,7 +158,7 @@ def load_directories(
     schemas: dict[str, dict[str, SchemaEntry]] = {}
     ids: dict[str, Path] = {}
     for directory in directories:
-        for entry in _load_schemas(directory, manifests):
+        for entry in _load_schemas(directory, manifests, directory == shipped):
             versions = schemas.setdefault(entry.family, {})
             same = match_version(entry.version, versions)
             if same is not None:
@@ -154,6 +177,9 @@ def load_directories(
     step_files = _modules(directories, "migrations", manifests)
     rule_files = _modules(directories, "rules", manifests)
     registry = cls(directories, manifests, schemas, step_files, rule_files)
+    for entry in registry.entries():
+        if entry.path.resolve().parent.parent.parent != shipped:
+            registry.check_refs(entry.family, entry.version)
     if verify:
         verify_lock(registry)
     return registry
