@@ -29,7 +29,8 @@ def load_module(path: Path, namespace: str, family: str) -> ModuleType:
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
-    except Exception as err:  # a user's module may fail in any way; name the file
+    except (Exception, SystemExit) as err:  # a user's module may fail in any way; name the file
         del sys.modules[name]
-        raise RegistryError(str(path), f"the module failed to load: {err!r}") from err
+        detail = " ".join(repr(err).split())[:300]
+        raise RegistryError(str(path), f"the module failed to load: {detail}") from err
     return module
