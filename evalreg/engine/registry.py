@@ -141,6 +141,8 @@ def load_registry(
 
     Raises:
         RegistryError: a directory is missing or malformed, or two directories define one family.
+        RemoteRefError: a schema of a directory other than the built-in one refers outside the
+            registry.
         IntegrityError: a released schema was edited or removed after its release.
     """
     return load_directories(paths, Registry, builtin=builtin, verify=verify)

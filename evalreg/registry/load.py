@@ -130,10 +130,14 @@ def load_directories(
     """Load the built-in registry directory, those in `EVALREG_PATH`, and `paths` as a `cls`.
 
     With `verify` (the default), every released schema is checked against the digest in its
-    directory's `registry.lock`.
+    directory's `registry.lock`. The schemas and patterns of every directory but the built-in
+    one are checked as they load (`schemawalk.check_document`, `patterns.safe_pattern`), and
+    their references must resolve.
 
     Raises:
         RegistryError: a directory is missing or malformed, or two directories define one family.
+        RemoteRefError: a schema of a directory other than the built-in one refers outside the
+            registry.
         IntegrityError: a released schema was edited or removed after its release.
     """
     directories = registry_paths(paths) if builtin else [Path(p).resolve() for p in paths or ()]
