@@ -114,14 +114,17 @@ def test_a_truncated_jsonl_gz_counts_alike_in_every_command(
 def test_a_truncated_json_gz_fails_its_file_and_the_run_goes_on(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    source = tmp_path / "in"
+    source.mkdir()
     packed = gzip.compress(AGGREGATE.read_bytes())
-    (tmp_path / "a.json.gz").write_bytes(packed[: len(packed) // 2])
-    (tmp_path / "b.json").write_bytes(AGGREGATE.read_bytes())
-    code, out, err = run(capsys, "migrate", str(tmp_path), "--to", "latest", "--out", "o")
+    (source / "a.json.gz").write_bytes(packed[: len(packed) // 2])
+    (source / "b.json").write_bytes(AGGREGATE.read_bytes())
+    out_dir = str(tmp_path / "out")
+    code, out, err = run(capsys, "migrate", str(source), "--to", "latest", "--out", out_dir)
     assert code == 1, err
     assert "interrupted" not in err
-    assert f"{tmp_path / 'a.json.gz'}: unreadable: cannot read: truncated gzip data" in out
-    assert f"{tmp_path / 'b.json'}: written" in out
+    assert f"{source / 'a.json.gz'}: unreadable: cannot read: truncated gzip data" in out
+    assert f"{source / 'b.json'}: written" in out
 
 
 def test_a_gzip_bomb_is_refused_with_one_line(
@@ -247,3 +250,159 @@ def test_a_huge_version_option_is_a_one_line_usage_error(
     message = (out + err).strip()
     assert "5,000 characters" in message and LONG_VERSION not in message
     assert "Traceback" not in message and "internal error" not in message
+
+
+# -- YAML alias bombs and recursion --------------------------------------------------------------
+
+
+def _laughs(levels: int, width: int = 9) -> str:
+    lines = ["a0: &a0 [" + ", ".join(['"lol"'] * width) + "]"]
+    for level in range(1, levels):
+        refs = ", ".join([f"*a{level - 1}"] * width)
+        lines.append(f"a{level}: &a{level} [{refs}]")
+    return "\n".join([*lines, 'schema_version: "0.2.0"', f"evaluation_id: *a{levels - 1}", ""])
+
+
+@pytest.mark.parametrize("command", ["validate", "detect"])
+def test_a_yaml_alias_bomb_is_refused_before_it_grows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text(_laughs(9))  # 600 bytes standing for 9 ** 9 (387 million) strings
+    assert bomb.stat().st_size < 1000
+    code, out, _ = run(capsys, command, str(bomb))
+    assert code == 1
+    assert f"{bomb}: " in out and "aliases expand the document to more than 1,000,000 nodes" in out
+    assert "(line " in out
+
+
+def test_a_yaml_bomb_in_migrate_leaves_the_file_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text(_laughs(9))
+    code, out, _ = run(capsys, "migrate", str(bomb), "--to", "latest", "--in-place")
+    assert code == 1 and "more than 1,000,000 nodes" in out
+    assert bomb.read_text() == _laughs(9)
+
+
+def test_yaml_aliases_within_the_bounds_are_read() -> None:
+    from evalreg.io.yamlstrict import MAX_YAML_NODES
+
+    small = _laughs(3)  # 9 ** 3 strings
+    items = list(readers.read_yaml(small.encode(), "s.yaml"))
+    assert items[0].ok and len(items[0].record["evaluation_id"]) == 9
+    assert MAX_YAML_NODES > 9**3
+
+
+def test_yaml_aliases_too_deep_or_recursive(tmp_path: Path) -> None:
+    from evalreg.io import yamlstrict
+
+    chain = ["a0: &a0 [1]"] + [f"a{n}: &a{n} [*a{n - 1}]" for n in range(1, 1100)]
+    items = list(readers.read_yaml("\n".join(chain).encode(), "deep.yaml"))
+    assert items[0].error is not None
+    assert f"deeper than {yamlstrict.MAX_YAML_DEPTH:,} levels" in items[0].error
+    items = list(readers.read_yaml(b"a: &a [1, *a]\n", "r.yaml"))
+    assert items[0].error == "not valid YAML: found an alias to a node that contains it " + (
+        "(line 1, column 4)"
+    )
+
+
+def test_duplicate_keys_stay_refused_in_yaml_and_json(tmp_path: Path) -> None:
+    yaml_item = next(readers.read_yaml(b"a: 1\nb: 2\na: 3\n", "d.yaml"))
+    assert "duplicate key 'a'" in (yaml_item.error or "")
+    json_item = next(readers.read_json(b'{"a": {"b": 1, "b": 2}}', "d.json"))
+    assert "duplicate key 'b' in the object at /a" in (json_item.error or "")
+
+
+def test_deeply_nested_json_is_one_located_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text('{"ok": 1}\n' + "[" * 100_000 + "]" * 100_000 + "\n")
+    for command in ("validate", "detect"):
+        code, out, err = run(capsys, command, str(deep))
+        assert code == 1
+        assert f"{deep}:2: " in out and "nested too deeply" in out
+        assert "Traceback" not in out + err and "RecursionError" not in out + err
+
+
+# -- file names that are not text ----------------------------------------------------------------
+
+needs_bytes_names = pytest.mark.skipif(
+    sys.platform in ("win32", "darwin"), reason="names must be arbitrary bytes"
+)
+
+
+@pytest.fixture
+def odd_names(tmp_path: Path) -> Path:
+    folder = tmp_path / "d"
+    folder.mkdir()
+    data = AGGREGATE.read_bytes()
+    for name in (b"bad\xff.json", b"nl\nx.json", b"z.json"):
+        with open(os.path.join(os.fsencode(folder), name), "wb") as stream:
+            stream.write(data)
+    return folder
+
+
+@needs_bytes_names
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["detect"],
+        ["validate", "--no-rules"],
+        ["status", "--require-latest"],
+        ["migrate", "--to", "latest", "--dry-run"],
+    ],
+)
+def test_odd_file_names_are_escaped_in_text_output(odd_names: Path, args: list[str]) -> None:
+    if args[0] == "validate":  # it prints the records that fail
+        for path in os.listdir(os.fsencode(odd_names)):
+            with open(os.path.join(os.fsencode(odd_names), path), "wb") as stream:
+                stream.write(b"{}")
+    strict = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sys, "stdout", strict)
+        with pytest.raises(SystemExit) as info:
+            main([args[0], str(odd_names), *args[1:]])
+        strict.flush()
+        out = strict.buffer.getvalue().decode("utf-8")  # type: ignore[attr-defined]
+    assert info.value.code in (0, 1)
+    assert f"{odd_names}/bad\\xff.json" in out
+    assert f"{odd_names}/nl\\nx.json" in out
+    lines = [line for line in out.splitlines() if str(odd_names) in line]
+    assert all(line.startswith(str(odd_names)) for line in lines)  # one line per file
+    assert len(lines) == 3
+
+
+@needs_bytes_names
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["validate", "--format", "json"],
+        ["migrate", "--to", "latest", "--dry-run", "--format", "json"],
+        ["status", "--format", "json", "--require-latest"],
+        ["detect", "--format", "json"],
+    ],
+)
+def test_odd_file_names_keep_json_output_valid(odd_names: Path, args: list[str]) -> None:
+    strict = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sys, "stdout", strict)
+        with pytest.raises(SystemExit) as info:
+            main([args[0], str(odd_names), *args[1:]])
+        strict.flush()
+        out = strict.buffer.getvalue().decode("utf-8")  # type: ignore[attr-defined]
+    assert info.value.code in (0, 1)
+    text = out.strip()
+    documents = (
+        [json.loads(text)] if text.startswith("{\n") else list(map(json.loads, text.splitlines()))
+    )
+    found = json.dumps(documents)
+    assert "bad\\\\xff.json" in found and "nl\\nx.json" in found
+
+
+@needs_bytes_names
+def test_a_run_goes_past_a_name_that_is_not_utf8(odd_names: Path) -> None:
+    checks = list(readers.read_items(os.path.join(str(odd_names), os.fsdecode(b"bad\xff.json"))))
+    assert checks[0].ok
