@@ -406,3 +406,53 @@ def test_odd_file_names_keep_json_output_valid(odd_names: Path, args: list[str])
 def test_a_run_goes_past_a_name_that_is_not_utf8(odd_names: Path) -> None:
     checks = list(readers.read_items(os.path.join(str(odd_names), os.fsdecode(b"bad\xff.json"))))
     assert checks[0].ok
+
+
+# -- numbers a double cannot hold ----------------------------------------------------------------
+
+
+def test_migrate_keeps_every_number_as_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = SAMPLES.read_bytes().splitlines()[0]
+    numbers = {"tiny": "1e-400", "long": "0.1000000000000000055511151231257827", "plain": "0.25"}
+    extra = ", ".join(f'"{key}": {text}' for key, text in numbers.items())
+    source = tmp_path / "in"
+    source.mkdir()
+    (source / "n.jsonl").write_bytes(line[:-1] + b', "metadata": {' + extra.encode() + b"}}\n")
+    code, out, err = run(
+        capsys, "migrate", str(source), "--to", "latest", "--out", str(tmp_path / "o")
+    )
+    assert code == 0, out + err
+    written = (tmp_path / "o" / "n.jsonl").read_text()
+    for text in numbers.values():
+        assert f'"{text}"' in written  # metadata holds strings from 0.2.1 on: the text as written
+
+
+def test_a_json_document_keeps_long_numbers_through_a_migration(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = AGGREGATE.read_text()
+    assert '"score": 0.' in text or '"score":' in text
+    record = json.loads(text)
+    record["evaluation_results"][0]["score_details"]["score"] = 0.5
+    data = json.dumps(record, indent=2).replace("0.5", "0.50000000000000000000000000001", 1)
+    (tmp_path / "a.json").write_text(data)
+    code, out, err = run(
+        capsys, "migrate", str(tmp_path / "a.json"), "--to", "latest", "--in-place"
+    )
+    assert code == 0, out + err
+    assert "0.50000000000000000000000000001" in (tmp_path / "a.json").read_text()
+
+
+def test_integers_beyond_the_digit_limit_are_one_located_problem(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from evalreg.io.codec import MAX_INT_DIGITS, loads
+
+    assert loads(b"[" + b"7" * MAX_INT_DIGITS + b"]") == [int("7" * MAX_INT_DIGITS)]
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(b'{"a": 1}\n{"n": ' + b"7" * (MAX_INT_DIGITS + 1) + b"}\n")
+    code, out, _ = run(capsys, "validate", str(path))
+    assert code == 1
+    assert f"{path}:2: not valid JSON: an integer has more than {MAX_INT_DIGITS:,} digits" in out
