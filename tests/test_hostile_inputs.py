@@ -456,3 +456,22 @@ def test_integers_beyond_the_digit_limit_are_one_located_problem(
     code, out, _ = run(capsys, "validate", str(path))
     assert code == 1
     assert f"{path}:2: not valid JSON: an integer has more than {MAX_INT_DIGITS:,} digits" in out
+
+
+# -- large inputs (benchmarks/reliability_inputs.py, at a small scale) ---------------------------
+
+
+@pytest.mark.slow
+def test_reliability_benchmark_passes_its_bounds_at_a_small_scale(tmp_path: Path) -> None:
+    import subprocess
+
+    script = Path(__file__).parent.parent / "benchmarks" / "reliability_inputs.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--scale", "0.05", "--dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.count("PASS") == 4 and "FAIL" not in done.stdout
