@@ -8,6 +8,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+MAX_VERSION_LENGTH = 100
+"""The longest version string read (in records, options and registries), in characters; a
+longer one is an invalid version."""
+
+
+def shown_version(version: str) -> str:
+    """Return a version string quoted for a message, cut short beyond `MAX_VERSION_LENGTH`."""
+    if len(version) <= MAX_VERSION_LENGTH:
+        return repr(version)
+    return (
+        f"{version[:20]!r}... ({len(version):,} characters, more than the "
+        f"{MAX_VERSION_LENGTH} a version may have)"
+    )
+
 
 class EvalregError(Exception):
     """Base class of every error evalreg raises on purpose."""
@@ -43,7 +57,9 @@ class UnknownVersionError(EvalregError, LookupError):
         self.family = family
         self.version = version
         self.known = tuple(known)
-        super().__init__(f"unknown version {version!r} of {family} (known: {_known(self.known)})")
+        super().__init__(
+            f"unknown version {shown_version(version)} of {family} (known: {_known(self.known)})"
+        )
 
 
 class InvalidVersionError(EvalregError, ValueError):
@@ -54,7 +70,8 @@ class InvalidVersionError(EvalregError, ValueError):
         self.where = where
         prefix = f"{where}: " if where else ""
         super().__init__(
-            f"{prefix}invalid version {version!r}: expected dotted numbers such as 0.2.0 or 2"
+            f"{prefix}invalid version {shown_version(version)}: expected dotted numbers such as "
+            "0.2.0 or 2"
         )
 
 

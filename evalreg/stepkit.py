@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from evalreg.engine.steps import Relabel, StepContext
-from evalreg.io.codec import clone
+from evalreg.io.codec import clone, dumps, holds_exact
 from evalreg.io.pointer import to_pointer
 
 __all__ = [
@@ -62,6 +62,8 @@ def as_text(value: Any) -> str:
     """
     if isinstance(value, str):
         return value
+    if holds_exact(value):  # a number a double cannot hold: its text as written
+        return dumps(value).decode("utf-8")
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 

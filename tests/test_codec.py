@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evalreg.io.codec import DecodeError, DuplicateKeyError, dumps, loads
+from evalreg.io.codec import DecodeError, DuplicateKeyError, clone, dumps, loads
 
 json_values = st.recursive(
     st.none()
@@ -103,3 +103,31 @@ def test_no_generated_document_is_taken_for_one_with_duplicates(value: object) -
 
     assert loads(json.dumps(value, ensure_ascii=True)) == value
     assert loads(json.dumps(value, ensure_ascii=False, separators=(" , ", " : "))) == value
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1e-400",
+        "-2.5E-999",
+        "0.1000000000000000055511151231257827",
+        "123456789012345678901234567890.5",
+        "3.14159265358979323846264338327950288",
+    ],
+)
+def test_numbers_a_double_cannot_hold_are_written_back_as_read(text: str) -> None:
+    from evalreg.io.codec import ExactNumber
+
+    value = loads(f'{{"x": [{text}], "y": 1.5}}')
+    number = value["x"][0]
+    assert isinstance(number, ExactNumber) and str(number) == text
+    assert number == float(text)  # its value is the nearest double
+    assert dumps(value) == f'{{"x":[{text}],"y":1.5}}'.encode()
+    assert text.encode() in dumps(value | {"big": 10**40}, indent=True)
+    assert clone(value)["x"][0].text == text
+
+
+@pytest.mark.parametrize("text", ["0.5", "0.30000000000000004", "1.5e-320", "1E5", "2.50"])
+def test_numbers_a_double_holds_stay_plain_floats(text: str) -> None:
+    value = loads(f"[{text}]")[0]
+    assert type(value) is float and value == float(text)

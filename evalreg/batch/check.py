@@ -289,7 +289,16 @@ class _QuickCheck:
         valid = line_no = 0
         quick = self.quick
         found: RecordCheck | None
-        for block in blocks:
+        blocks = iter(blocks)
+        while True:
+            try:
+                block = next(blocks, None)
+            except (OSError, EOFError):
+                if valid:  # the records before a failure (gzip data cut off) count
+                    yield ValidRun(path, valid)
+                raise
+            if block is None:
+                break
             last = len(block.lines) - 1
             for index, record in enumerate(loads_lines(block.lines)):
                 if isinstance(record, ValueError):

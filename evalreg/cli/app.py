@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
@@ -46,12 +47,49 @@ def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     sys.exit(code)
 
 
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+_SURROGATES = re.compile("[\ud800-\udfff]")
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escaped(char: str, backslash: str = "\\") -> str:
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte of a name that is not UTF-8 (surrogateescape)
+        return f"{backslash}x{code - 0xDC00:02x}"
+    if 0xD800 <= code <= 0xDFFF:
+        return f"{backslash}u{code:04x}"
+    return _ESCAPES.get(char) or f"\\x{code:02x}"
+
+
+def shown_path(path: str) -> str:
+    """Return a file name as printable text on one line: control characters (a newline, an
+    escape) and bytes that are not UTF-8 are written as backslash escapes (`\\n`, `\\xff`)."""
+    if path.isprintable():
+        return path
+    return _UNPRINTABLE.sub(lambda found: _escaped(found.group()), path)
+
+
+def json_text(value: Any, **options: Any) -> str:
+    """Return `value` as JSON text that is valid UTF-8 (`json.dumps` keyword arguments apply).
+
+    The bytes of a file name that are not UTF-8 (held as lone surrogates) become the text
+    `\\xff`, as in the text output.
+    """
+    text = json.dumps(value, ensure_ascii=False, **options)
+    if text.isascii():
+        return text
+    return _SURROGATES.sub(lambda found: _escaped(found.group(), "\\\\"), text)
+
+
 def emit(line: str = "", *, err: bool = False) -> None:
     """Print one line of output, or with `err` of diagnostics (on standard error).
 
     Standard output is buffered when it is not a terminal; it is flushed before anything goes to
-    standard error, so the two stay in order when they share a file.
+    standard error, so the two stay in order when they share a file. Characters that cannot be
+    written (the bytes of a name that is not UTF-8) are escaped, as by `shown_path`.
     """
+    if not line.isascii():
+        line = _SURROGATES.sub(lambda found: _escaped(found.group()), line)
     if err:
         _flush()
         click.echo(line, err=True)
@@ -61,7 +99,7 @@ def emit(line: str = "", *, err: bool = False) -> None:
 
 def emit_json(value: Any) -> None:
     """Print one compact JSON value on its own line."""
-    emit(json.dumps(value, ensure_ascii=False, default=str))
+    emit(json_text(value, default=str))
 
 
 pass_context = click.make_pass_decorator(Context)

@@ -7,14 +7,23 @@ and for hooks that refuse files behind.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from evalreg.cli.app import EXIT_OK, EXIT_PROBLEMS, Context, cli, emit, emit_json, pass_context
+from evalreg.cli.app import (
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    Context,
+    cli,
+    emit,
+    emit_json,
+    json_text,
+    pass_context,
+    shown_path,
+)
 from evalreg.cli.progress import progress_for, progress_option
 from evalreg.cli.records import path_options
 
@@ -23,7 +32,7 @@ if TYPE_CHECKING:
 
 
 def _where(path: str, line: int | None) -> str:
-    return path if line is None else f"{path}:{line}"
+    return shown_path(path) if line is None else f"{shown_path(path)}:{line}"
 
 
 def _detection_json(check: Any) -> dict[str, Any]:
@@ -239,12 +248,14 @@ def status_command(
                 }
                 for b in behind
             ]
-        emit(json.dumps(document, indent=2, ensure_ascii=False))
+        emit(json_text(document, indent=2))
     else:
         _print_table(rows)
         for b in behind:
             records = f"{b.records:,} record{'s' if b.records != 1 else ''}"
-            emit(f"{b.path}: {b.family}@{b.version} ({records}), required {b.required}")
+            emit(
+                f"{_where(b.path, None)}: {b.family}@{b.version} ({records}), required {b.required}"
+            )
         _print_summary(inventory, rows, len(behind) if wanted else None)
     sys.exit(EXIT_PROBLEMS if behind else EXIT_OK)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
@@ -17,7 +16,9 @@ from evalreg.cli.app import (
     emit,
     emit_json,
     fail,
+    json_text,
     pass_context,
+    shown_path,
 )
 from evalreg.cli.progress import progress_for, progress_option
 from evalreg.errors import EvalregError
@@ -65,7 +66,7 @@ def _jobs(jobs: int | None) -> int:
 
 
 def _where(path: str, line: int | None) -> str:
-    return path if line is None else f"{path}:{line}"
+    return shown_path(path) if line is None else f"{shown_path(path)}:{line}"
 
 
 def _github_escape(text: str, *, property_value: bool = False) -> str:
@@ -94,14 +95,14 @@ def _report_json(check: Any, quiet: bool) -> Iterator[str]:
     }
     if check.status == "unreadable":
         row = {**base, "kind": "unreadable", "pointer": None, "keyword": None}
-        yield json.dumps({**row, "message": check.error}, ensure_ascii=False)
+        yield json_text({**row, "message": check.error})
     for issue in check.issues:
         kind = "warning" if issue.severity == "warning" else "invalid"
         row = {**base, "kind": kind, "pointer": issue.pointer, "keyword": issue.keyword}
         row |= {"message": issue.message, "schema_path": issue.schema_path}
         if issue.rule:
             row |= {"rule": issue.rule, "severity": issue.severity}
-        yield json.dumps(row, ensure_ascii=False)
+        yield json_text(row)
 
 
 def _report_github(check: Any, quiet: bool) -> Iterator[str]:
@@ -384,7 +385,7 @@ def migrate_command(
             elif event.status in ("written", "failed"):
                 note = f" ({event.message})" if event.message else ""
                 emit(
-                    f"{event.path}: {event.status}: {event.migrated} migrated, "
+                    f"{shown_path(event.path)}: {event.status}: {event.migrated} migrated, "
                     f"{event.current} current, {event.failed} failed{note}"
                 )
             continue
@@ -431,7 +432,7 @@ class _NoteGroups:
                 yield f"{_where(path, first)}: {kind} {pointer}: {detail}"
                 continue
             where = "" if first is None else f", first at line {first}"
-            yield f"{path}: {kind} {pointer}: {detail} ({count:,} records{where})"
+            yield f"{_where(path, None)}: {kind} {pointer}: {detail} ({count:,} records{where})"
 
     def clear(self) -> None:
         """Forget the notes counted so far (a file is done)."""

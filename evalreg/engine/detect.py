@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from evalreg.engine.validators import validator
+from evalreg.errors import shown_version
 from evalreg.io.pointer import MISSING, resolve, split
 from evalreg.registry.versions import match_version
 
@@ -467,7 +468,7 @@ def _decided(
     known = match_version(version, registry.versions(family))
     if known is None:
         known_list = ", ".join(registry.versions(family)) or "none"
-        reason = f"version {version!r} is not known (known: {known_list})"
+        reason = f"version {shown_version(version)} is not known (known: {known_list})"
         return Detection(
             "unknown-version", family, None, (evidence,), stated_version=version, reasons=(reason,)
         )

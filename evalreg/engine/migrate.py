@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 from evalreg.engine.detect import detect
 from evalreg.engine.steps import Note, Relabel, Step, StepContext, StepFunction, step_set
 from evalreg.engine.validators import validator
-from evalreg.errors import DataLossError, EvalregError, ParameterError
+from evalreg.errors import DataLossError, EvalregError, ParameterError, shown_version
 from evalreg.io.codec import clone
 from evalreg.io.pointer import MISSING, resolve, split
 from evalreg.registry.versions import match_version
@@ -222,8 +222,8 @@ def migrate_record(
         if detection.status == "unknown-version" and detection.family is not None:
             known = ", ".join(registry.versions(detection.family))
             message = (
-                f"version {detection.stated_version!r} of {detection.family} is not known "
-                f"(known: {known})"
+                f"version {shown_version(detection.stated_version or '')} of "
+                f"{detection.family} is not known (known: {known})"
             )
             return _failed(base | {"family": detection.family}, message)
         if not detection.ok:
@@ -238,7 +238,7 @@ def migrate_record(
                 known = ", ".join(registry.versions(family))
                 return _failed(
                     base | {"family": family},
-                    f"version {stated[2]!r} of {family} is not known (known: {known})",
+                    f"version {shown_version(stated[2])} of {family} is not known (known: {known})",
                 )
         elif detection.ok and detection.family == family:
             source = detection.version

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from evalreg.engine.detect import Detection, detect
 from evalreg.engine.validators import Issue, validator
+from evalreg.errors import shown_version
 from evalreg.registry.versions import match_version
 
 if TYPE_CHECKING:
@@ -39,7 +40,9 @@ def validate_record(
             version = match_version(found[2], registry.versions(family))
             if version is None:
                 known = ", ".join(registry.versions(family))
-                message = f"version {found[2]!r} of {family} is not known (known: {known})"
+                message = (
+                    f"version {shown_version(found[2])} of {family} is not known (known: {known})"
+                )
                 return [Issue(found[0].pointer, message, "version")]
         else:
             detection = detect(registry, record)

@@ -1,15 +1,19 @@
 """JSON encoding and decoding, exact for every number JSON can hold, and exact deep copies.
 
-Decoding uses msgspec, which is as fast as orjson and keeps integers of any size exact (orjson
-turns integers wider than 64 bits into floats). Encoding uses orjson, the fastest, and the
-standard library for the rare value orjson refuses (again: integers wider than 64 bits). A
-migration must never change a number, and JSON Schema allows integers of any size.
+Decoding uses msgspec, which is as fast as orjson and keeps integers exact (orjson turns
+integers wider than 64 bits into floats), up to `MAX_INT_DIGITS` digits. A decimal number that
+a double cannot hold as written (more digits than a double keeps, `1e-400`) is read as an
+`ExactNumber`: a float of the nearest value, that remembers its text and is written back as it
+was. Encoding uses orjson, the fastest, and msgspec for the rare value orjson refuses (integers
+wider than 64 bits). A migration must never change a number.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import math
+from decimal import Decimal
 from typing import Any, TypeVar, cast
 
 import msgspec
@@ -19,8 +23,86 @@ from evalreg.io.pointer import escape
 
 _T = TypeVar("_T")
 
-_decoder = msgspec.json.Decoder()
-_encoder = msgspec.json.Encoder()
+MAX_INT_DIGITS = 4300
+"""The most digits of an integer read from JSON (Python's own limit for reading integers)."""
+_INT_TOO_LONG = "Integer value out of range"  # msgspec's words for an integer beyond that
+
+
+class ExactNumber(float):
+    """A JSON number that a double cannot hold as written: its value is the nearest double, its
+    text (`str`, `repr`) the number as written, which is what writing it gives back."""
+
+    __slots__ = ("text",)
+    text: str
+
+    def __new__(cls, text: str) -> ExactNumber:
+        number = super().__new__(cls, text)
+        number.text = text
+        return number
+
+    def __repr__(self) -> str:
+        return self.text
+
+    __str__ = __repr__
+
+    def __reduce__(self) -> tuple[type[ExactNumber], tuple[str]]:
+        return ExactNumber, (self.text,)
+
+    def __copy__(self) -> ExactNumber:
+        return self
+
+    def __deepcopy__(self, memo: Any) -> ExactNumber:
+        return self
+
+
+def holds_exact(value: Any) -> bool:
+    """Return whether `value` is or contains an `ExactNumber` (which `json.dumps` would round)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, ExactNumber):
+            return True
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+_INFINITIES = (math.inf, -math.inf)
+
+
+def _number(text: str) -> float:
+    """Return the float of a JSON number with a fraction or an exponent, exact as written.
+
+    A text of fewer than 16 characters without an exponent has at most 15 significant digits,
+    which a double holds: its float, written back, is the same number. Others are compared.
+    """
+    value = float(text)
+    if len(text) < 16 and "e" not in text and "E" not in text:
+        return value
+    if value in _INFINITIES:
+        raise ValueError(f"number {text[:40]} is too large for a double")
+    shortest = repr(value)
+    if shortest == text or Decimal(shortest) == Decimal(text):
+        return value
+    return ExactNumber(text)
+
+
+def _write_exact(value: Any) -> Any:
+    if isinstance(value, ExactNumber):
+        return orjson.Fragment(value.text)
+    raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
+
+
+def _write_exact_raw(value: Any) -> Any:
+    if isinstance(value, ExactNumber):
+        return msgspec.Raw(value.text.encode("ascii"))
+    raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
+
+
+_decoder = msgspec.json.Decoder(float_hook=_number)
+_encoder = msgspec.json.Encoder(enc_hook=_write_exact_raw)
 
 DecodeError = (msgspec.DecodeError, UnicodeDecodeError, ValueError)
 """The exceptions `loads` raises for input that is not JSON (all of them `ValueError`s)."""
@@ -44,8 +126,15 @@ def _decode(data: bytes | str) -> Any:
         if isinstance(data, bytes):
             data.decode("utf-8")  # raises again, placed from the start of the document
         raise
-    except msgspec.ValidationError as err:
-        raise ValueError(str(err)) from None  # "Number out of range", as msgspec says
+    except msgspec.DecodeError as err:  # ValidationError too: "Number out of range"
+        if str(err).startswith(_INT_TOO_LONG):
+            raise ValueError(
+                f"an integer has more than {MAX_INT_DIGITS:,} digits"
+                + str(err)[len(_INT_TOO_LONG) :]
+            ) from None
+        if isinstance(err, msgspec.ValidationError):
+            raise ValueError(str(err)) from None
+        raise
     except RecursionError:
         raise ValueError("nested too deeply") from None
 
@@ -109,11 +198,11 @@ def loads_lines(lines: list[bytes]) -> list[Any]:
 def _encoded(value: Any) -> bytes:
     """Return `value` as compact JSON, fast (orjson) unless an integer is too wide for it."""
     try:
-        return orjson.dumps(value)
+        return orjson.dumps(value, default=_write_exact)
     except orjson.JSONEncodeError:
         try:
             return _encoder.encode(value)
-        except (TypeError, OverflowError, msgspec.EncodeError):
+        except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
             return b""
 
 
@@ -175,20 +264,21 @@ def _find_duplicate(raw: bytes) -> tuple[str, str] | None:
 def dumps(value: Any, *, indent: bool = False) -> bytes:
     """Serialise `value` as UTF-8 JSON, compact or indented by two spaces, keeping key order.
 
+    Numbers are written exactly: integers of any size, and an `ExactNumber` as it was written.
+
     Raises:
         TypeError: `value` holds something JSON cannot represent.
     """
     try:
-        return orjson.dumps(value, option=orjson.OPT_INDENT_2 if indent else 0)
+        option = orjson.OPT_INDENT_2 if indent else 0
+        return orjson.dumps(value, default=_write_exact, option=option)
     except orjson.JSONEncodeError:
-        text = json.dumps(
-            value,
-            ensure_ascii=False,
-            allow_nan=False,
-            indent=2 if indent else None,
-            separators=(",", ": ") if indent else (",", ":"),
-        )
-        return text.encode("utf-8")
+        pass
+    try:
+        data = _encoder.encode(value)  # integers wider than 64 bits, or nested beyond orjson
+    except (msgspec.EncodeError, ValueError, OverflowError) as err:
+        raise TypeError(str(err)) from None
+    return msgspec.json.format(data, indent=2) if indent else data
 
 
 # Values of these exact types cannot change, so a copy may hold them as they are (as

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import IO, Any, Literal
 
 from evalreg.io.codec import DecodeError, DuplicateKeyError, loads, loads_lines
+from evalreg.io.streams import open_gzip, open_regular, open_regular_fd
 
 Kind = Literal["json", "jsonl", "yaml"]
 STDIN = "-"
@@ -65,14 +66,19 @@ does with the default buffer (a few KB), for fewer system calls."""
 
 
 def open_binary(path: str | os.PathLike[str]) -> IO[bytes]:
-    """Open a file for binary reading, decompressing `.gz` files; `-` is standard input."""
+    """Open a file for binary reading, decompressing `.gz` files; `-` is standard input.
+
+    Only regular files are opened (a FIFO or device is refused, never read), and gzip data is
+    decompressed within the bounds of `evalreg.io.streams`.
+
+    Raises:
+        OSError: the file cannot be opened, or is not a regular file.
+    """
     if str(path) == STDIN:
         return sys.stdin.buffer
     if is_gzip(path):
-        import gzip  # only for compressed input: it costs start-up time
-
-        return gzip.open(path, "rb")  # type: ignore[return-value]
-    return open(path, "rb", buffering=STREAM_BUFFER)
+        return open_gzip(path, STREAM_BUFFER)
+    return open_regular(path, buffering=STREAM_BUFFER)
 
 
 def _describe(err: Exception) -> str:
@@ -122,14 +128,24 @@ def jsonl_items(path: str, first: int, lines: Sequence[bytes]) -> Iterator[Item]
 
 
 def read_jsonl(stream: IO[bytes], path: str) -> Iterator[Item]:
-    """Yield one item per non-blank line of a JSONL stream, in constant memory."""
+    """Yield one item per non-blank line of a JSONL stream, in constant memory.
+
+    A stream that fails part way (gzip data cut off) yields the lines before the failure, then
+    an item for the line where it failed.
+    """
     line_no = 0
     chunk: list[bytes] = []
-    for line_no, line in enumerate(stream, 1):
-        chunk.append(line)
-        if len(chunk) == JSONL_CHUNK:
+    try:
+        for line_no, line in enumerate(stream, 1):
+            chunk.append(line)
+            if len(chunk) == JSONL_CHUNK:
+                yield from jsonl_items(path, line_no - len(chunk) + 1, chunk)
+                chunk = []
+    except (OSError, EOFError) as err:
+        if chunk:
             yield from jsonl_items(path, line_no - len(chunk) + 1, chunk)
-            chunk = []
+        yield Item(path, line_no + 1, error=f"cannot read: {err}")
+        return
     if chunk:
         yield from jsonl_items(path, line_no - len(chunk) + 1, chunk)
     if line_no == 0:
@@ -152,7 +168,7 @@ def read_range(path: str, start: int, end: int) -> Iterator[bytes]:
     Raises:
         OSError: the file cannot be opened or read.
     """
-    with open(path, "rb", buffering=STREAM_BUFFER) as stream:
+    with open_regular(path, buffering=STREAM_BUFFER) as stream:
         stream.seek(start)
         left = end - start
         for line in stream:
@@ -184,23 +200,29 @@ def read_blocks(stream: IO[bytes], limit: int | None = None) -> Iterator[Block]:
     Raises:
         OSError, EOFError: the stream cannot be read.
     """
-    carry = b""
+    carry: list[bytes] = []  # the pieces of a line that began in earlier reads
     left = limit
+    # One read at most per call: what was read before a failure (a cut in gzip data) is kept.
+    read = getattr(stream, "read1", stream.read)
     while True:
         size = BLOCK_BYTES if left is None else min(BLOCK_BYTES, left)
-        data = stream.read(size) if size > 0 else b""
+        data = read(size) if size > 0 else b""
         if left is not None:
             left -= len(data)
         if not data:
             if carry:
-                yield Block([carry], ended=False)
+                yield Block([b"".join(carry)], ended=False)
             return
         lines = data.split(b"\n")
+        if len(lines) == 1:
+            carry.append(data)  # no line end yet: joined once, when the line ends (linear)
+            continue
         if carry:
-            lines[0] = carry + lines[0]  # the first line began in the previous read
-        carry = lines.pop()
-        if lines:
-            yield Block(lines)
+            carry.append(lines[0])  # the first line began in an earlier read
+            lines[0] = b"".join(carry)
+        last = lines.pop()
+        carry = [last] if last else []
+        yield Block(lines)
 
 
 def read_range_blocks(path: str, start: int, end: int) -> Iterator[Block]:
@@ -209,7 +231,7 @@ def read_range_blocks(path: str, start: int, end: int) -> Iterator[Block]:
     Raises:
         OSError: the file cannot be opened or read.
     """
-    with open(path, "rb") as stream:
+    with open_regular(path) as stream:
         stream.seek(start)
         yield from read_blocks(stream, end - start)
 
@@ -221,7 +243,7 @@ def line_ranges(path: str, size: int, chunk: int) -> list[tuple[int, int]]:
         OSError: the file cannot be opened or read.
     """
     bounds = [0]
-    with open(path, "rb") as stream:
+    with open_regular(path) as stream:
         while bounds[-1] + chunk < size:
             stream.seek(bounds[-1] + chunk)
             stream.readline()
@@ -239,7 +261,7 @@ def read_whole(path: str) -> bytes:
     Raises:
         OSError: the file cannot be opened or read.
     """
-    fd = os.open(path, os.O_RDONLY | _BINARY)
+    fd = open_regular_fd(path)
     try:
         size = os.fstat(fd).st_size
         data = os.read(fd, size + 1)
@@ -251,9 +273,6 @@ def read_whole(path: str) -> bytes:
         return b"".join(parts)
     finally:
         os.close(fd)
-
-
-_BINARY = getattr(os, "O_BINARY", 0)
 
 
 def read_json(data: bytes, path: str) -> Iterator[Item]:
@@ -293,14 +312,35 @@ def read_yaml(data: bytes, path: str) -> Iterator[Item]:
         yield Item(path, None, record=document)
 
 
+SNIFF_LINES = 10
+"""How many non-blank lines of unnamed input are tried alone when it is not one JSON document."""
+
+
 def sniff_kind(data: bytes) -> Kind:
-    """Guess the kind of unnamed input (standard input): one JSON document, else JSONL."""
+    """Guess the kind of unnamed input (standard input): one JSON document, or JSONL.
+
+    Input that is not one document is JSONL only when it has several lines and one of its
+    first `SNIFF_LINES` non-blank lines is a JSON object on its own; otherwise it is one
+    malformed document (pretty-printed JSON), reported once rather than line by line.
+    """
     try:
         loads(data)
     except DuplicateKeyError:
         return "json"  # one document, which names a key twice
     except DecodeError:
-        return "jsonl"
+        pass
+    else:
+        return "json"
+    lines = (line for line in data.split(b"\n", 4 * SNIFF_LINES) if line.strip())
+    tried = list(itertools.islice(lines, SNIFF_LINES + 1))
+    if len(tried) < 2:
+        return "json"
+    for line in tried[:SNIFF_LINES]:
+        try:
+            if isinstance(loads(line), dict):
+                return "jsonl"
+        except DecodeError:
+            continue
     return "json"
 
 

@@ -1,4 +1,9 @@
-"""Safe YAML loading that refuses what JSON readers refuse: duplicate keys, non-finite numbers."""
+"""Safe YAML loading that refuses what JSON readers refuse: duplicate keys, non-finite numbers.
+
+It refuses as well a document that aliases (`*name`) would expand beyond `MAX_YAML_NODES` nodes
+or `MAX_YAML_DEPTH` levels (a "billion laughs" of a few hundred bytes stands for billions of
+values), and one whose alias refers to a node that contains it (a value without end).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +16,59 @@ from yaml.constructor import ConstructorError
 
 _MERGE = "tag:yaml.org,2002:merge"
 
+MAX_YAML_NODES = 1_000_000
+"""The most nodes a YAML document may stand for, each alias counted as the nodes it repeats."""
+MAX_YAML_DEPTH = 1_000
+"""The deepest a YAML document may nest, aliases expanded."""
+
+
+def _children(node: Any) -> list[Any]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+def check_expansion(root: Any) -> None:
+    """Refuse a composed document that aliases expand too far, or that contains itself.
+
+    Each distinct node is measured once (its expanded size and depth from its children's), so
+    this costs time in proportion to the document as written, not as expanded.
+
+    Raises:
+        ConstructorError: the document is too large or too deep once expanded, or recursive.
+    """
+    measured: dict[int, tuple[int, int]] = {}  # id of a node -> (expanded nodes, depth)
+    open_nodes: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            open_nodes.discard(key)
+            sizes = [measured[id(child)] for child in _children(node)]
+            size = 1 + sum(s for s, _ in sizes)
+            depth = 1 + max((d for _, d in sizes), default=0)
+            if size > MAX_YAML_NODES or depth > MAX_YAML_DEPTH:
+                limit = (
+                    f"more than {MAX_YAML_NODES:,} nodes"
+                    if size > MAX_YAML_NODES
+                    else f"deeper than {MAX_YAML_DEPTH:,} levels"
+                )
+                raise ConstructorError(
+                    None, None, f"aliases expand the document to {limit}", node.start_mark
+                )
+            measured[key] = (size, depth)
+        elif key in open_nodes:
+            raise ConstructorError(
+                None, None, "found an alias to a node that contains it", node.start_mark
+            )
+        elif key not in measured:
+            open_nodes.add(key)
+            stack.append((node, True))
+            stack.extend((child, False) for child in _children(node))
+
 
 @cache
 def strict_loader() -> type[Any]:
@@ -18,6 +76,10 @@ def strict_loader() -> type[Any]:
     base: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
     class StrictLoader(base):  # type: ignore[misc]
+        def construct_document(self, node: Any) -> Any:
+            check_expansion(node)
+            return super().construct_document(node)
+
         def construct_mapping(self, node: Any, deep: bool = False) -> Any:
             if isinstance(node, yaml.MappingNode):
                 seen: set[Any] = set()

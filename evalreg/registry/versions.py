@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from packaging.version import InvalidVersion, Version
 
-from evalreg.errors import InvalidVersionError
+from evalreg.errors import MAX_VERSION_LENGTH, InvalidVersionError
 
 MAX_VERSION_LENGTH = 64
 """The longest version string that may name a file, in characters."""
@@ -26,6 +26,8 @@ def parse_version(text: str) -> Version:
     Raises:
         InvalidVersionError: `text` is not a version.
     """
+    if len(text) > MAX_VERSION_LENGTH:  # long digit runs would be refused as integers
+        raise InvalidVersionError(text)
     try:
         return Version(text)
     except InvalidVersion as err:

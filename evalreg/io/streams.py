@@ -1,0 +1,191 @@
+"""Opening input safely: regular files only, and gzip data decompressed within stated bounds.
+
+A FIFO, socket or device given as a file would block a reader forever (or never end), so files
+are opened without blocking and refused unless they are regular files. Gzip data is decompressed
+here, a piece at a time: a cut-off stream is reported as truncated (an `OSError`, where the
+standard library raises `EOFError`, after handing out the data before the cut), and a stream
+that expands beyond `MAX_GZIP_RATIO` times its compressed size or beyond `MAX_GZIP_BYTES` is
+refused before it fills the memory or the disk.
+"""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+import stat
+import zlib
+from typing import IO
+
+MAX_GZIP_RATIO = 100
+"""Gzip data may decompress to at most this many times its compressed size (past the first
+`GZIP_RATIO_FREE` bytes). Evaluation data compresses about 5 to 20 times; a gzip bomb, 1,000."""
+GZIP_RATIO_FREE = 16 << 20
+"""Decompressed bytes (16 MiB) allowed whatever the ratio, so that small files are never refused."""
+MAX_GZIP_BYTES = 16 << 30
+"""Gzip data may decompress to at most this many bytes (16 GiB)."""
+
+_IN_CHUNK = 1 << 16
+_OUT_CHUNK = 1 << 20
+_BINARY = getattr(os, "O_BINARY", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+
+
+class InputError(OSError):
+    """Input that cannot be read as a file of records: its message says why, and nothing else."""
+
+    def __init__(self, message: str, code: int = errno.EINVAL) -> None:
+        super().__init__(code, message)
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    return "not a file"
+
+
+def open_regular_fd(path: str | os.PathLike[str]) -> int:
+    """Open a file for reading and return its descriptor, refusing anything but a regular file.
+
+    The file is opened without blocking (a FIFO without a writer would block the open itself),
+    examined, and switched back to blocking reads.
+
+    Raises:
+        InputError: `path` is a FIFO, socket, device or directory.
+        OSError: `path` cannot be opened.
+    """
+    fd = os.open(path, os.O_RDONLY | _BINARY | _NONBLOCK)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise InputError(f"not a regular file ({_kind(mode)})")
+        if _NONBLOCK:
+            os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def open_regular(path: str | os.PathLike[str], buffering: int = -1) -> IO[bytes]:
+    """Open a regular file for binary reading (see `open_regular_fd`).
+
+    Raises:
+        InputError: `path` is not a regular file.
+        OSError: `path` cannot be opened.
+    """
+    fd = open_regular_fd(path)
+    try:
+        return open(fd, "rb", buffering=buffering)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+class GzipReader(io.RawIOBase):
+    """Decompressed gzip data (one member or several), read in bounded pieces."""
+
+    def __init__(self, raw: IO[bytes], compressed_size: int | None = None) -> None:
+        super().__init__()
+        self._raw = raw
+        self._size = compressed_size
+        self._input = b""
+        self._read = 0  # compressed bytes read
+        self._out = 0  # decompressed bytes handed out or pending
+        self._pending = memoryview(b"")
+        self._zlib: zlib._Decompress | None = None  # the member being decompressed
+        self._eof = False
+
+    def readable(self) -> bool:
+        return True
+
+    def close(self) -> None:
+        if not self.closed:
+            self._raw.close()
+        super().close()
+
+    def _limit(self) -> int:
+        compressed = self._size if self._size is not None else self._read
+        return min(MAX_GZIP_BYTES, max(GZIP_RATIO_FREE, MAX_GZIP_RATIO * compressed))
+
+    def _fill(self) -> bytes:
+        """Return the next piece of decompressed data (empty at the end of the last member).
+
+        Raises:
+            InputError: the data is truncated, not gzip, or expands beyond the bounds.
+        """
+        while True:
+            if not self._input:
+                self._input = self._raw.read(_IN_CHUNK)
+                self._read += len(self._input)
+                if not self._input:
+                    if self._zlib is not None:
+                        raise InputError(
+                            f"truncated gzip data: it ends after {self._read:,} compressed "
+                            f"bytes ({self._out:,} bytes decompressed)"
+                        )
+                    self._eof = True
+                    return b""
+            if self._zlib is None:
+                self._input = self._input.lstrip(b"\0")  # padding between members is allowed
+                if not self._input:
+                    continue
+                self._zlib = zlib.decompressobj(31)
+            try:
+                out = self._zlib.decompress(self._input, _OUT_CHUNK)
+            except zlib.error as err:
+                raise InputError(f"not valid gzip data ({err})") from None
+            if self._zlib.eof:
+                self._input, self._zlib = self._zlib.unused_data, None
+            else:
+                self._input = self._zlib.unconsumed_tail
+            if out:
+                self._out += len(out)
+                limit = self._limit()
+                if self._out > limit:
+                    raise InputError(
+                        f"gzip data decompresses to more than {limit:,} bytes (limits: "
+                        f"{MAX_GZIP_RATIO} times the compressed size, {MAX_GZIP_BYTES:,} bytes)",
+                        errno.EFBIG,
+                    )
+                return out
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        if not self._pending:
+            if self._eof:
+                return 0
+            self._pending = memoryview(self._fill())
+        size = min(len(buffer), len(self._pending))
+        buffer[:size] = self._pending[:size]
+        self._pending = self._pending[size:]
+        return size
+
+    def readall(self) -> bytes:
+        parts = [bytes(self._pending)]
+        self._pending = memoryview(b"")
+        while not self._eof and (piece := self._fill()):
+            parts.append(piece)
+        return b"".join(parts)
+
+
+def open_gzip(path: str | os.PathLike[str], buffering: int = io.DEFAULT_BUFFER_SIZE) -> IO[bytes]:
+    """Open a regular gzip-compressed file for reading its decompressed data, within bounds.
+
+    Raises:
+        InputError: `path` is not a regular file (reading raises it for bad data).
+        OSError: `path` cannot be opened.
+    """
+    raw = open_regular(path, buffering=0)
+    size = os.fstat(raw.fileno()).st_size
+    return io.BufferedReader(GzipReader(raw, size), buffer_size=buffering)
