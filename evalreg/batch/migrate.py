@@ -16,10 +16,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from evalreg.batch import parallel
+from evalreg.batch import inplace, parallel
 from evalreg.batch.migrate_file import (
     Abandon,
     FileMigration,
+    Leftover,
     MigrateOptions,
     MigrationEvent,
     RecordMigration,
@@ -27,13 +28,19 @@ from evalreg.batch.migrate_file import (
     cannot_write,
     migrate_file,
     migrate_items,
-    must_sync,
+    writer_for,
 )
 from evalreg.batch.walk import iter_files
 from evalreg.engine.migrate import MigrationResult
 from evalreg.engine.registry import Registry
 from evalreg.io.readers import JSONL_CHUNK, Item, cannot_read, jsonl_items, read_range
-from evalreg.io.writers import WRITE_BUFFER, atomic_writer, sync_folders, sync_written
+from evalreg.io.writers import (
+    WRITE_BUFFER,
+    leftovers,
+    sync_folders,
+    sync_written,
+    temporary_name,
+)
 
 
 def _output_path(path: str, root: str | None, options: MigrateOptions) -> str | None:
@@ -178,45 +185,65 @@ def _join_ranges(
     path: str,
     output: str | None,
     options: MigrateOptions,
-    ranges: Iterable[tuple[Ranged, str | None]],
+    ranges: Iterable[tuple[Ranged, str | None, int]],
     folders: set[Path],
+    guard: inplace.Guard | Exception | None = None,
 ) -> Iterator[RecordMigration | FileMigration]:
-    """Report and write a JSONL file migrated in ranges, as `migrate_file` would."""
+    """Report and write a JSONL file migrated in ranges, as `migrate_file` would.
+
+    `ranges`: each range's results, its scratch file and where it ends. `guard`: the lock of a
+    file rewritten in place, or why it could not be locked (then the file is left as it was).
+    """
     tally = Tally()
     offset = 0
     in_place = output == path
     failure: str | None = None
+    if isinstance(guard, Exception):
+        failure = cannot_write(output, guard)
     try:
         with contextlib.ExitStack() as stack:
             stream = None
-            if output is not None:
-                backup = options.backup if in_place else None
-                sync = must_sync(output, path, folders)
-                writer = atomic_writer(output, backup=backup, folders=folders, sync=sync)
-                stream = stack.enter_context(writer)
-            for (events, lines, error), scratch in ranges:
+            if output is not None and failure is None:
+                check = guard if isinstance(guard, inplace.Guard) else None
+                stream = stack.enter_context(writer_for(path, output, options, folders, check))
+            for (events, lines, error), scratch, end in ranges:
                 for event in events:
                     assert isinstance(event, RecordMigration)
                     yield tally.add(event.shifted(offset) if offset else event)
                 if error is not None:
-                    failure = error
+                    failure = cannot_write(output, error)
                     raise Abandon
                 if stream is not None and scratch is not None:
                     with open(scratch, "rb") as part:
                         shutil.copyfileobj(part, stream, 1 << 20)
                     os.remove(scratch)
                 offset += lines
+                if isinstance(guard, inplace.Guard):
+                    guard.size = end  # the bytes read, which the file must still hold
             if output is not None and (tally.failed or (in_place and not tally.migrated)):
                 raise Abandon
     except Abandon:
         pass
-    except OSError as err:
-        failure = err.strerror or str(err)
+    except (OSError, inplace.FileChanged) as err:
+        failure = cannot_write(output, err)
     if failure is not None:
-        message = cannot_write(output, failure)
-        yield FileMigration(path, output, "failed", 0, 0, tally.failed, message)
+        yield FileMigration(path, output, "failed", 0, 0, tally.failed, failure)
         return
     yield tally.outcome(path, output, rewrites=output is not None and output != path)
+
+
+def _clear_leftovers(folder: str) -> list[Leftover]:
+    """Remove the temporary files of dead processes in `folder`; return what was found."""
+    found = []
+    for path, pid in leftovers(folder):
+        size = 0
+        try:
+            size = os.stat(path).st_size
+            os.remove(path)
+            found.append(Leftover(path, pid, size))
+        except OSError as err:
+            found.append(Leftover(path, pid, size, err.strerror or str(err)))
+    return found
 
 
 def migrate_paths(
@@ -227,22 +254,38 @@ def migrate_paths(
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
     jobs: int = 1,
-) -> Iterator[RecordMigration | FileMigration]:
+) -> Iterator[RecordMigration | FileMigration | Leftover]:
     """Migrate every file under `paths`; yield each record's outcome and each file's.
 
     With `jobs` above one and enough input, files and ranges of large JSONL files are migrated
     by that many processes: the files written and the outcomes reported, in their order, are the
     same as with one, except that the results carry no records (they are in the files) and that
     records that succeeded alike come as one outcome with their `count` (see `RecordMigration`).
+
+    Files rewritten in place are locked while they are migrated, and left as they were if they
+    change meanwhile (see `inplace`). In each folder written to, temporary files left by
+    processes no longer running are removed, and reported as `Leftover`s (not with `dry_run`).
     """
     outputs: deque[str | None] = deque()  # of the files walked, in order
+    found: deque[Leftover] = deque()  # temporary files of dead processes, removed
+    scanned: set[str] = set()  # the folders looked at for them
 
     def walk() -> Iterator[str]:
         for root in paths:
             base = root if os.path.isdir(root) else None
             for path in iter_files([root], include, exclude):
-                outputs.append(_output_path(path, base, options))
+                output = _output_path(path, base, options)
+                if output is not None:
+                    folder = os.path.dirname(output) or os.curdir
+                    if folder not in scanned:
+                        scanned.add(folder)
+                        found.extend(_clear_leftovers(folder))
+                outputs.append(output)
                 yield path
+
+    def cleared() -> Iterator[Leftover]:
+        while found:
+            yield found.popleft()
 
     # Files rewritten in place are synced one by one (each replaces the only copy of its
     # records) and their folders once each at the end. With --out the originals stay, so the
@@ -254,12 +297,14 @@ def migrate_paths(
         try:
             with parallel.frozen():
                 for path in files:
+                    yield from cleared()
                     output = outputs.popleft()
                     yield from migrate_file(registry, path, output, options, folders=folders)
         finally:
             sync_written(folders, files_synced=synced)
         return
     scratches: list[str] = []
+    guards: deque[inplace.Guard | Exception] = deque()  # of files in ranges written in place
 
     def tasks() -> Iterator[tuple[parallel.Unit, tuple[str | None, ...], tuple[str | None, ...]]]:
         assert units is not None
@@ -269,6 +314,8 @@ def migrate_paths(
             for part in unit:
                 if part.start == 0:  # a file begins (the ranges of one file share its output)
                     target = outputs.popleft()
+                    if not part.whole and target == part.path:
+                        guards.append(_lock(part.path))
                 targets.append(target)
                 scratch = None
                 if not part.whole and target is not None:
@@ -284,16 +331,26 @@ def migrate_paths(
         for part, output, scratch, found in zip(unit, targets, parts, ranged, strict=True)
     )
     try:
-        for part, output, scratch, found in flat:
+        for part, output, scratch, ranged in flat:
+            yield from cleared()
             if part.whole:
-                yield from found[0]
+                yield from ranged[0]
                 continue
-            ranges = _file_ranges(part, scratch, found, flat)
-            yield from _join_ranges(part.path, output, options, ranges, folders)
-            for _ in ranges:
-                pass  # the ranges after a failed write
+            ranges = _file_ranges(part, scratch, ranged, flat)
+            guard = guards.popleft() if output == part.path else None
+            try:
+                yield from _join_ranges(part.path, output, options, ranges, folders, guard)
+                for _ in ranges:
+                    pass  # the ranges after a failed write
+            finally:
+                if isinstance(guard, inplace.Guard):
+                    guard.release()
+        yield from cleared()
     finally:
         results.close()  # stops the workers before their scratch files go
+        for held in guards:
+            if isinstance(held, inplace.Guard):
+                held.release()
         for scratch in scratches:
             with contextlib.suppress(OSError):
                 os.remove(scratch)
@@ -307,15 +364,23 @@ def _file_ranges(
     scratch: str | None,
     found: Ranged,
     rest: Iterator[tuple[parallel.Part, str | None, str | None, Ranged]],
-) -> Iterator[tuple[Ranged, str | None]]:
+) -> Iterator[tuple[Ranged, str | None, int]]:
     """Yield the results of the ranges of one file, the first given, the others from `rest`."""
-    yield found, scratch
+    yield found, scratch, part.end or 0
     while not part.last:
         part, _, scratch, found = next(rest)
-        yield found, scratch
+        yield found, scratch, part.end or 0
+
+
+def _lock(path: str) -> inplace.Guard | Exception:
+    """Lock a file to be migrated in ranges in place; return the guard, or why it failed."""
+    try:
+        return inplace.lock(path)
+    except (OSError, inplace.FileBusy) as err:
+        return err
 
 
 def _scratch_name(output: str, start: int) -> str:
     """Return where a worker writes the migrated lines of the range of `output` at `start`."""
     head, name = os.path.split(output)
-    return os.path.join(head, f".{name}.{os.getpid()}.{start}.part")
+    return temporary_name(head or os.curdir, name, f"{start:x}", "part")

@@ -5,12 +5,14 @@ Also the options of a migration and the plain outcomes it reports, of records an
 
 from __future__ import annotations
 
-import shutil
+import contextlib
+import errno
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
 
+from evalreg.batch.inplace import FileBusy, FileChanged, Guard, guarded
 from evalreg.engine.migrate import MigrationResult, ValidateMode, migrate_record
 from evalreg.engine.registry import Registry
 from evalreg.io.codec import dumps
@@ -25,7 +27,7 @@ from evalreg.io.readers import (
     read_whole,
     sniff_kind,
 )
-from evalreg.io.writers import atomic_writer
+from evalreg.io.writers import BackupError, atomic_writer
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,17 @@ class FileMigration:
     message: str = ""
 
 
+@dataclass(frozen=True)
+class Leftover:
+    """A temporary file left in a folder written to by a process that is no longer running."""
+
+    path: str
+    pid: int
+    size: int
+    error: str | None = None
+    """Why it could not be removed (None: it was removed)."""
+
+
 MigrationEvent = RecordMigration | FileMigration
 """What migrating reports: the outcome of a record (or of a run of records), or of a file."""
 
@@ -85,6 +98,8 @@ class MigrateOptions:
     out: str | None = None
     in_place: bool = False
     backup: str | None = None
+    overwrite_backup: bool = False
+    """Replace an existing backup that differs from the file (else the file is left as it was)."""
     dry_run: bool = False
     grouped: bool = False
     """With `jobs` above one, report the records of a part of the work that succeeded alike as
@@ -144,7 +159,9 @@ def _serialise(records: Sequence[Any], kind: str | None, original: bytes) -> byt
         return dump_yaml(records, original)
     indent = b"\n" in original.strip()
     data = dumps(records[0], indent=indent)
-    return data + b"\n" if original.endswith(b"\n") else data
+    data = data + b"\n" if original.endswith(b"\n") else data
+    # JSON text holds no line end inside a string: every one is layout, and keeps the file's.
+    return data.replace(b"\n", b"\r\n") if b"\r\n" in original else data
 
 
 class Abandon(Exception):
@@ -193,7 +210,10 @@ def migrate_items(
     tally: Tally,
     stream: IO[bytes] | None,
 ) -> Iterator[RecordMigration]:
-    """Migrate JSONL items; write each result (or the line as it was) to `stream`, if any."""
+    """Migrate JSONL items; write each result (or the line as it was) to `stream`, if any.
+
+    A migrated line keeps the line end of the line it replaces (`\r\n` or `\n`).
+    """
     for item in items:
         migration = tally.add(_migrate_item(registry, item, options))
         yield migration
@@ -201,7 +221,8 @@ def migrate_items(
             continue
         result = migration.result
         if result is not None and result.status == "migrated":
-            stream.write(dumps(result.record) + b"\n")
+            crlf = item.raw is not None and item.raw.endswith(b"\r\n")
+            stream.write(dumps(result.record) + (b"\r\n" if crlf else b"\n"))
         elif item.raw is not None:
             stream.write(item.raw if item.raw.endswith(b"\n") else item.raw + b"\n")
 
@@ -213,15 +234,14 @@ def _migrate_jsonl(
     options: MigrateOptions,
     tally: Tally,
     folders: set[Path] | None,
+    guard: Guard | None,
 ) -> Iterator[RecordMigration]:
     if output is None:
         yield from migrate_items(registry, read_items(path, "jsonl"), options, tally, None)
         return
     in_place = output == path
-    backup = options.backup if in_place else None
     try:
-        sync = must_sync(output, path, folders)
-        with atomic_writer(output, backup=backup, folders=folders, sync=sync) as stream:
+        with writer_for(path, output, options, folders, guard) as stream:
             yield from migrate_items(registry, read_items(path, "jsonl"), options, tally, stream)
             if tally.failed or (in_place and not tally.migrated):
                 raise Abandon
@@ -236,6 +256,7 @@ def _migrate_document(
     options: MigrateOptions,
     tally: Tally,
     folders: set[Path] | None,
+    guard: Guard | None,
 ) -> Iterator[RecordMigration]:
     try:
         if path == STDIN or is_gzip(path):
@@ -253,16 +274,33 @@ def _migrate_document(
     if tally.failed or output is None:
         return
     if not tally.migrated:
-        if output != path:
-            Path(output).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(path, output)
+        if output != path:  # copied as it is, as atomically as any output
+            with writer_for(path, output, options, folders, None) as out:
+                out.write(original)
         return
     records = [m.result.record for m in migrations if m.result is not None]
     data = _serialise(records, kind or sniff_kind(original), original)
-    backup = options.backup if output == path else None
-    sync = must_sync(output, path, folders)
-    with atomic_writer(output, backup=backup, folders=folders, sync=sync) as out:
+    with writer_for(path, output, options, folders, guard) as out:
         out.write(data)
+
+
+def writer_for(
+    path: str,
+    output: str,
+    options: MigrateOptions,
+    folders: set[Path] | None,
+    guard: Guard | None,
+) -> contextlib.AbstractContextManager[IO[bytes]]:
+    """Return the atomic writer of the output of `path` (with its backup, if in place)."""
+    in_place = output == path
+    return atomic_writer(
+        output,
+        backup=options.backup if in_place else None,
+        overwrite_backup=options.overwrite_backup,
+        folders=folders,
+        sync=must_sync(output, path, folders),
+        check=None if guard is None else guard.check,
+    )
 
 
 def must_sync(output: str, path: str, folders: set[Path] | None) -> bool:
@@ -293,19 +331,26 @@ def migrate_file(
     unless the file was rewritten in place), rather than at once.
     """
     tally = Tally()
+    in_place = output is not None and output == path and path != STDIN
     try:
-        if file_kind(path) == "jsonl":
-            yield from _migrate_jsonl(registry, path, output, options, tally, folders)
-        else:
-            yield from _migrate_document(registry, path, output, options, tally, folders)
-    except OSError as err:
+        with guarded(path, in_place) as guard:
+            if file_kind(path) == "jsonl":
+                yield from _migrate_jsonl(registry, path, output, options, tally, folders, guard)
+            else:
+                yield from _migrate_document(registry, path, output, options, tally, folders, guard)
+    except (OSError, FileBusy, FileChanged) as err:
         # The original is intact (writes are atomic); report the file and go on with the rest.
         yield FileMigration(path, output, "failed", 0, 0, tally.failed, cannot_write(output, err))
         return
     yield tally.outcome(path, output, rewrites=output is not None and output != path)
 
 
-def cannot_write(output: str | None, err: OSError | str) -> str:
+def cannot_write(output: str | None, err: Exception | str) -> str:
     """Return the message of a file that could not be written (`err`: the error or its text)."""
-    reason = err if isinstance(err, str) else err.strerror or str(err)
+    if isinstance(err, (FileBusy, FileChanged)):
+        return f"left as it was: {err}"
+    if isinstance(err, BackupError):
+        fix = "; --overwrite-backup replaces it" if err.errno == errno.EEXIST else ""
+        return f"left as it was: cannot write backup {err.filename}: {err.strerror}{fix}"
+    reason = err.strerror or str(err) if isinstance(err, OSError) else str(err)
     return f"left as it was: cannot write {output}: {reason}"

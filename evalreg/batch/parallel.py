@@ -153,12 +153,16 @@ START_METHOD: str | None = None
 _registry: Registry | None = None
 
 
-def _load_registry(directories: Sequence[str]) -> None:
-    """Load the registry in a worker that was not forked from the parent."""
+def _start_worker(directories: Sequence[str] | None) -> None:
+    """Set up a worker: its signals, and its registry if it was not forked from the parent."""
     global _registry
-    from evalreg.engine.registry import load_registry
+    from evalreg.batch.signals import quiet_worker
 
-    _registry = load_registry(directories, builtin=False)
+    quiet_worker()
+    if directories is not None:
+        from evalreg.engine.registry import load_registry
+
+        _registry = load_registry(directories, builtin=False)
 
 
 def _call(task: tuple[Callable[..., R], Any, tuple[Any, ...]]) -> R:
@@ -188,14 +192,12 @@ def imap(
         forkable = "fork" in multiprocessing.get_all_start_methods()
         method = "fork" if forkable and threading.active_count() == 1 else "spawn"
     context: BaseContext = multiprocessing.get_context(method)
-    initializer: Callable[..., None] | None = None
-    initargs: tuple[Any, ...] = ()
+    initargs: tuple[Any, ...] = (None,)
     forked = method == "fork"
     if forked:
         _registry = registry
         gc.freeze()  # workers share the parent's objects: keep the collector from copying them
     else:
-        initializer = _load_registry
         initargs = (tuple(str(d) for d in registry.directories),)
     sent: deque[U] = deque()
 
@@ -205,7 +207,7 @@ def imap(
             yield function, unit, args
 
     try:
-        with context.Pool(jobs, initializer, initargs) as pool:
+        with context.Pool(jobs, _start_worker, initargs) as pool:
             for result in pool.imap(_call, tasks()):
                 yield sent.popleft(), result
     finally:

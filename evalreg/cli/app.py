@@ -6,6 +6,7 @@ reporters chosen by name. Exit codes: 0 success, 1 problems found, 2 usage or re
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -130,16 +131,33 @@ def cli(ctx: click.Context, registry_dirs: tuple[str, ...]) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run the command line; errors become one line on standard error and exit code 2."""
+    """Run the command line; errors become one line on standard error and exit code 2.
+
+    SIGTERM and SIGHUP stop a run as Ctrl-C does (writes in progress abandoned, workers
+    stopped), with one line and exit code 128 + the signal number (143, 129).
+    """
+    from evalreg.batch.signals import Terminated, stop_on_signals
+
     try:
-        cli.main(args=argv, prog_name="evalreg", standalone_mode=False)
+        with stop_on_signals():
+            cli.main(args=argv, prog_name="evalreg", standalone_mode=False)
+    except Terminated as err:
+        with contextlib.suppress(OSError):  # after SIGHUP, the terminal may be gone
+            emit(
+                f"evalreg: stopped by {err.name}; files being written were left as they were",
+                err=True,
+            )
+        _quiet_stdout()
+        os._exit(128 + err.signum)
     except click.exceptions.Abort:
         emit("evalreg: interrupted", err=True)
         sys.exit(130)
-    except click.ClickException as err:
+    except click.exceptions.NoArgsIsHelpError as err:
         _flush()
-        err.show()
+        err.show()  # the help, asked for by giving no arguments
         sys.exit(EXIT_USAGE)
+    except click.ClickException as err:
+        fail(usage_line(err, sys.argv[1:] if argv is None else argv))
     except EvalregError as err:
         fail(str(err))
     except BrokenPipeError:
@@ -157,6 +175,18 @@ def main(argv: list[str] | None = None) -> None:
         fail(f"internal error: {type(err).__name__}: {err} (set EVALREG_DEBUG=1 for details)", 3)
     _flush()
     sys.exit(EXIT_OK)
+
+
+def usage_line(err: click.ClickException, argv: list[str]) -> str:
+    """Return a usage error as one line: the message, and which help to read."""
+    message = " ".join(err.format_message().split()).rstrip(".")
+    context = getattr(err, "ctx", None)
+    if context is not None:
+        command = context.command_path
+    else:  # found while parsing, before the command's context exists
+        named = [a for a in argv if isinstance(cli, click.Group) and a in cli.commands]
+        command = " ".join(["evalreg", *named[:1]])
+    return f"{message}; see {command} --help"
 
 
 def _flush() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
@@ -263,7 +265,14 @@ def validate_command(
 )
 @click.option("--in-place", is_flag=True, help="Replace each file atomically.")
 @click.option(
-    "--backup", metavar="SUFFIX", help="With --in-place, keep each original as FILE+SUFFIX."
+    "--backup",
+    metavar="SUFFIX",
+    help="With --in-place, keep each original as FILE+SUFFIX (an existing one is not replaced).",
+)
+@click.option(
+    "--overwrite-backup",
+    is_flag=True,
+    help="With --backup, replace an existing FILE+SUFFIX that differs from FILE.",
 )
 @click.option(
     "--dry-run",
@@ -306,6 +315,7 @@ def migrate_command(
     out: str | None,
     in_place: bool,
     backup: str | None,
+    overwrite_backup: bool,
     dry_run: bool,
     settings: tuple[str, ...],
     validate_mode: str,
@@ -318,16 +328,20 @@ def migrate_command(
 
     Files are written only when every record in them migrated (or was already current); a file
     already at the target is left untouched. Exit code 0 when every record migrated or was
-    current, 1 when some failed, 2 for usage errors.
+    current and every file was written, 1 when some failed, 2 for usage errors.
     """
     from evalreg.batch.migrate import migrate_paths
-    from evalreg.batch.migrate_file import FileMigration, MigrateOptions
+    from evalreg.batch.migrate_file import FileMigration, Leftover, MigrateOptions, RecordMigration
     from evalreg.engine.steps import check_params, parse_params
 
     if sum(bool(x) for x in (out, in_place, dry_run)) != 1:
         fail("choose exactly one of --out DIR, --in-place or --dry-run")
-    if backup and not in_place:
+    if backup is not None and not in_place:
         fail("--backup goes with --in-place")
+    if backup is not None and (not backup or os.sep in backup or "/" in backup):
+        fail(f"--backup takes a suffix such as .bak, not {backup!r}")
+    if overwrite_backup and backup is None:
+        fail("--overwrite-backup goes with --backup")
     if "-" in paths:
         fail("migrate reads files, not standard input; use evalreg.load() for streams")
     registry = context.registry
@@ -346,6 +360,7 @@ def migrate_command(
         out=out,
         in_place=in_place,
         backup=backup,
+        overwrite_backup=overwrite_backup,
         dry_run=dry_run,
         grouped=fmt == "text",  # text output counts a file's notes; JSON has a row per record
     )
@@ -358,9 +373,12 @@ def migrate_command(
     notes = _NoteGroups()
     shown = progress_for("migrate", paths, include, exclude, progress)
     counted = shown.wrap(
-        events, lambda e: None if isinstance(e, FileMigration) else (e.path, e.count)
+        events, lambda e: (e.path, e.count) if isinstance(e, RecordMigration) else None
     )
     for event in counted:
+        if isinstance(event, Leftover):
+            _print_leftover(event, fmt)
+            continue
         if isinstance(event, FileMigration):
             if fmt == "text" and event.status in ("written", "planned"):
                 for line in notes.lines():
@@ -406,7 +424,22 @@ def migrate_command(
         emit_json({"summary": {"files": totals, "records": records}})
     else:
         emit(summary + (" (dry run: nothing written)" if dry_run else ""), err=True)
-    sys.exit(EXIT_PROBLEMS if records["failed"] else EXIT_OK)
+    sys.exit(EXIT_PROBLEMS if records["failed"] or totals["failed"] else EXIT_OK)
+
+
+def _print_leftover(event: Any, fmt: str) -> None:
+    """Print a temporary file of a dead process, removed (or that could not be)."""
+    if fmt == "json":
+        row = {"leftover": event.path, "pid": event.pid, "bytes": event.size}
+        emit_json(row | {"removed": event.error is None, "error": event.error})
+        return
+    what = (
+        f"temporary file of process {event.pid}, which is no longer running ({event.size:,} bytes)"
+    )
+    if event.error is None:
+        emit(f"{event.path}: removed the {what}", err=True)
+    else:
+        emit(f"{event.path}: cannot remove the {what}: {event.error}; remove it by hand", err=True)
 
 
 class _NoteGroups:
