@@ -246,6 +246,20 @@ def test_schema_file_versions_must_be_plain(
     assert "is not a version number of at most 64 characters" in load_error(root)
 
 
+@pytest.mark.parametrize("version", [" 4.0", "4.0/x", "../4.0", "4" * 70])
+def test_new_version_refuses_a_version_that_cannot_name_a_file(
+    make_registry_dir: RegistryFactory, version: str
+) -> None:
+    from evalreg.errors import InvalidVersionError
+    from evalreg.registry.lock import new_version
+
+    root = family(make_registry_dir)
+    registry = evalreg.load_registry([root], builtin=False, verify=False)
+    with pytest.raises(InvalidVersionError):
+        new_version(registry, "acme.run", version)
+    assert sorted(p.name for p in (root / "schemas" / "acme.run").iterdir()) == ["1.0.schema.json"]
+
+
 # -- 3. references, read as JSON Schema --------------------------------------------------------
 
 REMOTE = "https://example.com/x.json"
