@@ -110,6 +110,13 @@ def test_polynomial_patterns_are_refused_by_the_probe() -> None:
     assert reason is not None and "took over" in reason
 
 
+def test_the_probe_stops_after_its_cpu_budget_even_inside_one_match() -> None:
+    began = time.process_time()
+    reason = unsafe_reason(".*" * 200 + "x")
+    assert reason is not None and "took over 1 s of CPU time" in reason
+    assert time.process_time() - began < 3
+
+
 def test_a_pattern_is_bounded_in_length_and_so_are_the_values_it_sees() -> None:
     with pytest.raises(RegistryError, match=f"longer than {MAX_PATTERN_LENGTH} characters"):
         safe_pattern("a" * (MAX_PATTERN_LENGTH + 1), "m.yaml", "marker pattern")

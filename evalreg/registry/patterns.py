@@ -361,12 +361,14 @@ def _cpu_alarm(seconds: float) -> Iterator[None]:
         raise _OutOfTime
 
     previous = signal.signal(signal.SIGVTALRM, expire)
-    signal.setitimer(signal.ITIMER_VIRTUAL, seconds)
+    earlier = signal.setitimer(signal.ITIMER_VIRTUAL, seconds)
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_VIRTUAL, 0)
         signal.signal(signal.SIGVTALRM, signal.SIG_DFL if previous is None else previous)
+        if earlier[0] > 0:  # a timer someone else had set goes on
+            signal.setitimer(signal.ITIMER_VIRTUAL, *earlier)
 
 
 def _probe(compiled: re.Pattern[str], analysis: _Analysis, prefix: str) -> str | None:

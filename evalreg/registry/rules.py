@@ -142,7 +142,7 @@ def rule_id(value: Any, where: str) -> str:
     """
     if not isinstance(value, str) or not _ID.fullmatch(value):
         raise RegistryError(
-            where, f"rule id {value!r} must be lower-case letters, digits, '.', '-' or '_'"
+            where, f"rule id {_cut(value)} must be lower-case letters, digits, '.', '-' or '_'"
         )
     return value
 
@@ -154,7 +154,7 @@ def _choice(value: Any, where: str, allowed: Sequence[_C], what: str) -> _C:
     for known in allowed:
         if value == known:
             return known
-    raise RegistryError(where, f"{what} must be one of {', '.join(allowed)}, not {value!r}")
+    raise RegistryError(where, f"{what} must be one of {', '.join(allowed)}, not {_cut(value)}")
 
 
 def severity(value: Any, where: str) -> Severity:
@@ -189,7 +189,7 @@ def versions(value: Any, where: str) -> Versions:
         try:
             return Versions(specifier=SpecifierSet(value))
         except InvalidSpecifier as err:
-            raise RegistryError(where, f"versions {value!r}: {err}") from err
+            raise RegistryError(where, f"versions {_cut(value)}: {err}") from err
     raise RegistryError(where, "versions must be a specifier such as '>=0.2' or a list")
 
 
@@ -199,6 +199,12 @@ def _pointer(value: str, where: str) -> str:
     except ValueError as err:
         raise RegistryError(where, str(err)) from err
     return value
+
+
+def _cut(value: Any, limit: int = 80) -> str:
+    """Return `repr(value)` for a one-line message, cut if long."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[: limit - 3]}..."
 
 
 def _operand(value: Any, where: str) -> Operand:
@@ -215,8 +221,8 @@ def _operand(value: Any, where: str) -> Operand:
     if isinstance(value, (dict, list)):
         raise RegistryError(
             where,
-            f"operand {value!r}: use a pointer, {{group: NAME}}, {{file: path}}, {{file: name}} "
-            "or {value: ...}",
+            f"operand {_cut(value)}: use a pointer, {{group: NAME}}, {{file: path}}, "
+            "{file: name} or {value: ...}",
         )
     return Operand("value", value)
 
@@ -230,7 +236,7 @@ def condition(data: Any, where: str, *, trusted: bool = False) -> Condition:
     """
     if not isinstance(data, dict) or len(data) != 1:
         raise RegistryError(
-            where, f"a condition is a mapping with one of {', '.join(OPERATORS)}: {data!r}"
+            where, f"a condition is a mapping with one of {', '.join(OPERATORS)}: {_cut(data)}"
         )
     ((op, args),) = data.items()
     here = f"{where}: {op}"
