@@ -110,6 +110,13 @@ def test_polynomial_patterns_are_refused_by_the_probe() -> None:
     assert reason is not None and "took over" in reason
 
 
+def test_the_probe_stops_after_its_cpu_budget_even_inside_one_match() -> None:
+    began = time.process_time()
+    reason = unsafe_reason(".*" * 200 + "x")
+    assert reason is not None and "took over 1 s of CPU time" in reason
+    assert time.process_time() - began < 3
+
+
 def test_a_pattern_is_bounded_in_length_and_so_are_the_values_it_sees() -> None:
     with pytest.raises(RegistryError, match=f"longer than {MAX_PATTERN_LENGTH} characters"):
         safe_pattern("a" * (MAX_PATTERN_LENGTH + 1), "m.yaml", "marker pattern")
@@ -244,6 +251,20 @@ def test_schema_file_versions_must_be_plain(
 ) -> None:
     root = family(make_registry_dir, schemas={version: {"type": "object"}})
     assert "is not a version number of at most 64 characters" in load_error(root)
+
+
+@pytest.mark.parametrize("version", [" 4.0", "4.0/x", "../4.0", "4" * 70])
+def test_new_version_refuses_a_version_that_cannot_name_a_file(
+    make_registry_dir: RegistryFactory, version: str
+) -> None:
+    from evalreg.errors import InvalidVersionError
+    from evalreg.registry.lock import new_version
+
+    root = family(make_registry_dir)
+    registry = evalreg.load_registry([root], builtin=False, verify=False)
+    with pytest.raises(InvalidVersionError):
+        new_version(registry, "acme.run", version)
+    assert sorted(p.name for p in (root / "schemas" / "acme.run").iterdir()) == ["1.0.schema.json"]
 
 
 # -- 3. references, read as JSON Schema --------------------------------------------------------

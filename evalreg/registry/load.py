@@ -141,8 +141,8 @@ def load_directories(
         IntegrityError: a released schema was edited or removed after its release.
     """
     directories = registry_paths(paths) if builtin else [Path(p).resolve() for p in paths or ()]
-    # The built-in directory ships with evalreg and the test suite checks it whole: it is not
-    # probed at every start. Every other directory is user input.
+    # The built-in directory ships with evalreg and the test suite (`evalreg check`) checks it
+    # whole: its patterns and schemas are not analysed at every start. Every other is user input.
     shipped = builtin_directory().resolve()
     manifests: dict[str, FamilyManifest] = {}
     for directory in directories:
@@ -151,7 +151,7 @@ def load_directories(
                 str(directory), "not a registry directory (it has no registry/ folder)"
             )
         for path in sorted((directory / "registry").glob("*.yaml")):
-            manifest = load_manifest(path, probe=directory != shipped)
+            manifest = load_manifest(path, trusted=directory == shipped)
             if manifest.name in manifests:
                 raise RegistryError(
                     str(path),
@@ -161,8 +161,11 @@ def load_directories(
 
     schemas: dict[str, dict[str, SchemaEntry]] = {}
     ids: dict[str, Path] = {}
+    untrusted: list[SchemaEntry] = []
     for directory in directories:
         for entry in _load_schemas(directory, manifests, directory == shipped):
+            if directory != shipped:
+                untrusted.append(entry)
             versions = schemas.setdefault(entry.family, {})
             same = match_version(entry.version, versions)
             if same is not None:
@@ -181,9 +184,8 @@ def load_directories(
     step_files = _modules(directories, "migrations", manifests)
     rule_files = _modules(directories, "rules", manifests)
     registry = cls(directories, manifests, schemas, step_files, rule_files)
-    for entry in registry.entries():
-        if entry.path.resolve().parent.parent.parent != shipped:
-            registry.check_refs(entry.family, entry.version)
+    for entry in untrusted:
+        registry.check_refs(entry.family, entry.version)
     if verify:
         verify_lock(registry)
     return registry

@@ -25,10 +25,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from evalreg.errors import IntegrityError, RegistryError
+from evalreg.errors import IntegrityError, InvalidVersionError, RegistryError
 from evalreg.io.pointer import split
 from evalreg.registry.core import SCHEMA_SUFFIX, BaseRegistry, SchemaEntry, default_id
-from evalreg.registry.versions import match_version, parse_version
+from evalreg.registry.versions import is_file_version, match_version, parse_version
 
 LOCK_NAME = "registry.lock"
 DIGEST_PREFIX = "sha256:"
@@ -448,6 +448,8 @@ def new_version(registry: BaseRegistry, family: str, version: str) -> NewVersion
             f"{family} has no schema yet; write schemas/{family}/<version>{SCHEMA_SUFFIX} first",
         )
     latest = registry.entry(family, versions[-1])
+    if not is_file_version(version):
+        raise InvalidVersionError(version, "new-version")  # it names the new files
     if parse_version(version) <= parse_version(latest.version):
         raise RegistryError(
             str(latest.path.parent),

@@ -142,7 +142,7 @@ def rule_id(value: Any, where: str) -> str:
     """
     if not isinstance(value, str) or not _ID.fullmatch(value):
         raise RegistryError(
-            where, f"rule id {value!r} must be lower-case letters, digits, '.', '-' or '_'"
+            where, f"rule id {_cut(value)} must be lower-case letters, digits, '.', '-' or '_'"
         )
     return value
 
@@ -154,7 +154,7 @@ def _choice(value: Any, where: str, allowed: Sequence[_C], what: str) -> _C:
     for known in allowed:
         if value == known:
             return known
-    raise RegistryError(where, f"{what} must be one of {', '.join(allowed)}, not {value!r}")
+    raise RegistryError(where, f"{what} must be one of {', '.join(allowed)}, not {_cut(value)}")
 
 
 def severity(value: Any, where: str) -> Severity:
@@ -189,7 +189,7 @@ def versions(value: Any, where: str) -> Versions:
         try:
             return Versions(specifier=SpecifierSet(value))
         except InvalidSpecifier as err:
-            raise RegistryError(where, f"versions {value!r}: {err}") from err
+            raise RegistryError(where, f"versions {_cut(value)}: {err}") from err
     raise RegistryError(where, "versions must be a specifier such as '>=0.2' or a list")
 
 
@@ -199,6 +199,12 @@ def _pointer(value: str, where: str) -> str:
     except ValueError as err:
         raise RegistryError(where, str(err)) from err
     return value
+
+
+def _cut(value: Any, limit: int = 80) -> str:
+    """Return `repr(value)` for a one-line message, cut if long."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[: limit - 3]}..."
 
 
 def _operand(value: Any, where: str) -> Operand:
@@ -215,14 +221,14 @@ def _operand(value: Any, where: str) -> Operand:
     if isinstance(value, (dict, list)):
         raise RegistryError(
             where,
-            f"operand {value!r}: use a pointer, {{group: NAME}}, {{file: path}}, {{file: name}} "
-            "or {value: ...}",
+            f"operand {_cut(value)}: use a pointer, {{group: NAME}}, {{file: path}}, "
+            "{file: name} or {value: ...}",
         )
     return Operand("value", value)
 
 
-def condition(data: Any, where: str, *, probe: bool = True) -> Condition:
-    """Parse one condition (`probe`: time its regular expression, see `safe_pattern`).
+def condition(data: Any, where: str, *, trusted: bool = False) -> Condition:
+    """Parse one condition (`trusted`: its pattern is not analysed, see `safe_pattern`).
 
     Raises:
         RegistryError: not a mapping with one known operator and well-formed operands, or a
@@ -230,7 +236,7 @@ def condition(data: Any, where: str, *, probe: bool = True) -> Condition:
     """
     if not isinstance(data, dict) or len(data) != 1:
         raise RegistryError(
-            where, f"a condition is a mapping with one of {', '.join(OPERATORS)}: {data!r}"
+            where, f"a condition is a mapping with one of {', '.join(OPERATORS)}: {_cut(data)}"
         )
     ((op, args),) = data.items()
     here = f"{where}: {op}"
@@ -249,25 +255,25 @@ def condition(data: Any, where: str, *, probe: bool = True) -> Condition:
     if op == "matches":
         if not isinstance(args, list) or len(args) != 2 or not isinstance(args[1], str):
             raise RegistryError(here, "takes an operand and a regular expression")
-        pattern = safe_pattern(args[1], here, "pattern", probe=probe)
+        pattern = safe_pattern(args[1], here, "pattern", trusted=trusted)
         return Condition(op, (_operand(args[0], here),), pattern=pattern)
     if op == "any":
         if not isinstance(args, list) or not args:
             raise RegistryError(here, "takes a list of conditions")
-        return Condition(op, conditions=tuple(condition(c, here, probe=probe) for c in args))
+        return Condition(op, conditions=tuple(condition(c, here, trusted=trusted) for c in args))
     if op == "not":
-        return Condition(op, conditions=(condition(args, here, probe=probe),))
+        return Condition(op, conditions=(condition(args, here, trusted=trusted),))
     raise RegistryError(where, f"unknown condition {op!r} (known: {', '.join(OPERATORS)})")
 
 
-def _conditions(data: Any, where: str, probe: bool) -> tuple[Condition, ...]:
+def _conditions(data: Any, where: str, trusted: bool) -> tuple[Condition, ...]:
     if data is None:
         return ()
     if isinstance(data, dict):
         data = [data]
     if not isinstance(data, list):
         raise RegistryError(where, "must be a list of conditions")
-    return tuple(condition(item, where, probe=probe) for item in data)
+    return tuple(condition(item, where, trusted=trusted) for item in data)
 
 
 def _groups(conditions: Sequence[Condition]) -> set[str]:
@@ -278,7 +284,7 @@ def _groups(conditions: Sequence[Condition]) -> set[str]:
     return found
 
 
-def parse_rule(data: Any, family: str, where: str, *, probe: bool = True) -> RuleSpec:
+def parse_rule(data: Any, family: str, where: str, *, trusted: bool = False) -> RuleSpec:
     """Parse one declarative rule of a manifest's `rules` list.
 
     Raises:
@@ -304,9 +310,9 @@ def parse_rule(data: Any, family: str, where: str, *, probe: bool = True) -> Rul
     if data.get("path") is not None:
         if kind != "file":
             raise RegistryError(here, "path needs scope: file")
-        path = safe_pattern(data["path"], here, "path", probe=probe)
-    when = _conditions(data.get("when"), f"{here}: when", probe)
-    require = _conditions(data.get("require"), f"{here}: require", probe)
+        path = safe_pattern(data["path"], here, "path", trusted=trusted)
+    when = _conditions(data.get("when"), f"{here}: when", trusted)
+    require = _conditions(data.get("require"), f"{here}: require", trusted)
     if not require and path is None:
         raise RegistryError(here, "needs require (conditions) or, with scope: file, a path")
     named = set() if path is None else set(path.groupindex)
@@ -328,7 +334,9 @@ def parse_rule(data: Any, family: str, where: str, *, probe: bool = True) -> Rul
     )
 
 
-def parse_rules(data: Any, family: str, where: str, *, probe: bool = True) -> tuple[RuleSpec, ...]:
+def parse_rules(
+    data: Any, family: str, where: str, *, trusted: bool = False
+) -> tuple[RuleSpec, ...]:
     """Parse a manifest's `rules` list, refusing an id used twice.
 
     Raises:
@@ -338,7 +346,7 @@ def parse_rules(data: Any, family: str, where: str, *, probe: bool = True) -> tu
         return ()
     if not isinstance(data, list):
         raise RegistryError(where, "rules must be a list")
-    rules = tuple(parse_rule(item, family, where, probe=probe) for item in data)
+    rules = tuple(parse_rule(item, family, where, trusted=trusted) for item in data)
     seen: set[str] = set()
     for rule in rules:
         if rule.id in seen:
