@@ -138,8 +138,8 @@ def main() -> int:
     print(f"{cpu:.2f} s CPU, peak {peak / MB:,.0f} MB ({factor:.1f} times its size)")
     bound(
         "document memory",
-        factor < 12,
-        f"{factor:.1f} times the size of the document (stated: about 10)",
+        factor < 10,
+        f"{factor:.1f} times the size of the document (stated: about 9)",
     )
     document.unlink()
     if not options.dir:
