@@ -513,7 +513,7 @@ def test_reliability_benchmark_passes_its_bounds_at_a_small_scale(tmp_path: Path
 
     script = Path(__file__).parent.parent / "benchmarks" / "reliability_inputs.py"
     done = subprocess.run(
-        [sys.executable, str(script), "--scale", "0.05", "--dir", str(tmp_path)],
+        [sys.executable, str(script), "--scale", "0.1", "--dir", str(tmp_path)],
         capture_output=True,
         text=True,
         check=False,
