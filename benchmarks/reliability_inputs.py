@@ -2,9 +2,9 @@
 
 Cases: `validate` on one-line JSONL files of growing size (the time must grow linearly), a
 gzip bomb (refused within the stated bounds, in bounded memory), and a one-line JSON document
-(peak memory beyond the start-up, as a multiple of its size). Each case runs `evalreg` in a child process; its CPU
-time and peak resident memory come from `resource.getrusage`. Prints one line per case and a
-PASS or FAIL per bound; exits 1 if any bound fails.
+(peak memory beyond the start-up, as a multiple of its size). Each case runs `evalreg` in a
+child process; its CPU time and peak resident memory come from `os.wait4`. Prints one line per
+case and a PASS or FAIL per bound; exits 1 if any bound fails.
 
     python benchmarks/reliability_inputs.py [--scale 1.0] [--dir DIR]
 
