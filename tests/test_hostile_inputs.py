@@ -272,7 +272,7 @@ def test_a_yaml_alias_bomb_is_refused_before_it_grows(
     assert bomb.stat().st_size < 1000
     code, out, _ = run(capsys, command, str(bomb))
     assert code == 1
-    assert f"{bomb}: " in out and "aliases expand the document to more than 1,000,000 nodes" in out
+    assert f"{bomb}: " in out and "the document stands for more than 1,000,000 nodes" in out
     assert "(line " in out
 
 
@@ -298,10 +298,17 @@ def test_yaml_aliases_within_the_bounds_are_read() -> None:
 def test_yaml_aliases_too_deep_or_recursive(tmp_path: Path) -> None:
     from evalreg.io import yamlstrict
 
-    chain = ["a0: &a0 [1]"] + [f"a{n}: &a{n} [*a{n - 1}]" for n in range(1, 1100)]
+    limit = yamlstrict.MAX_YAML_DEPTH
+    chain = ["a0: &a0 [1]"] + [f"a{n}: &a{n} [*a{n - 1}]" for n in range(1, limit + 5)]
     items = list(readers.read_yaml("\n".join(chain).encode(), "deep.yaml"))
     assert items[0].error is not None
-    assert f"deeper than {yamlstrict.MAX_YAML_DEPTH:,} levels" in items[0].error
+    assert f"nested more than {limit} levels deep" in items[0].error
+    within = "x: " + "[" * (limit - 1) + "]" * (limit - 1) + "\n"  # the mapping is a level
+    assert next(iter(readers.read_yaml(within.encode(), "ok.yaml"))).ok
+    beyond = "x: " + "[" * limit + "]" * limit + "\n"
+    assert "(line 1, column" in (
+        next(iter(readers.read_yaml(beyond.encode(), "no.yaml"))).error or ""
+    )
     items = list(readers.read_yaml(b"a: &a [1, *a]\n", "r.yaml"))
     assert items[0].error == "not valid YAML: found an alias to a node that contains it " + (
         "(line 1, column 4)"
@@ -318,13 +325,52 @@ def test_duplicate_keys_stay_refused_in_yaml_and_json(tmp_path: Path) -> None:
 def test_deeply_nested_json_is_one_located_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    from evalreg.io.codec import MAX_DEPTH
+
     deep = tmp_path / "deep.jsonl"
-    deep.write_text('{"ok": 1}\n' + "[" * 100_000 + "]" * 100_000 + "\n")
+    lines = [
+        '{"ok": 1}',
+        "[" * 100_000 + "]" * 100_000,
+        '{"a": ' * MAX_DEPTH + "1" + "}" * MAX_DEPTH,
+    ]
+    lines.append('{"b": ' * (MAX_DEPTH + 1) + "1" + "}" * (MAX_DEPTH + 1))
+    lines.append("[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1))
+    deep.write_text("\n".join(lines) + "\n")
     for command in ("validate", "detect"):
         code, out, err = run(capsys, command, str(deep))
         assert code == 1
-        assert f"{deep}:2: " in out and "nested too deeply" in out
+        for line in (2, 4, 5):
+            assert f"{deep}:{line}: " in out
+        assert out.count(f"nested more than {MAX_DEPTH} levels deep") == 3
+        assert f"{deep}:3: not valid" not in out
         assert "Traceback" not in out + err and "RecursionError" not in out + err
+
+
+@pytest.mark.parametrize("command", [["validate"], ["migrate", "--to", "latest", "--dry-run"]])
+def test_records_nested_to_the_limit_are_checked_without_exhausting_the_stack(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    from evalreg.io.codec import MAX_DEPTH
+
+    line = SAMPLES.read_bytes().splitlines()[0][:-1]
+    inner = MAX_DEPTH - 1  # the record itself is the first level
+    deep_list = b"[" * inner + b"1" + b"]" * inner
+    deep_object = b'{"a": ' * (inner - 1) + b"1" + b"}" * (inner - 1)
+    path = tmp_path / "deep.jsonl"
+    path.write_bytes(
+        line
+        + b', "evaluation_name": '
+        + deep_list
+        + b"}\n"
+        + line
+        + b', "metadata": {"x": '
+        + deep_object
+        + b"}}\n"
+    )
+    code, out, err = run(capsys, command[0], str(path), *command[1:])
+    assert code == 1, out + err
+    assert "internal error" not in out + err and "nested more than" not in out
+    assert f"{path}:1: " in out
 
 
 # -- file names that are not text ----------------------------------------------------------------
@@ -467,7 +513,7 @@ def test_reliability_benchmark_passes_its_bounds_at_a_small_scale(tmp_path: Path
 
     script = Path(__file__).parent.parent / "benchmarks" / "reliability_inputs.py"
     done = subprocess.run(
-        [sys.executable, str(script), "--scale", "0.05", "--dir", str(tmp_path)],
+        [sys.executable, str(script), "--scale", "0.1", "--dir", str(tmp_path)],
         capture_output=True,
         text=True,
         check=False,

@@ -122,3 +122,30 @@ def test_a_duplicate_key_in_json_is_a_located_problem_of_its_line(tmp_path: Path
     assert items[1].error == "not valid JSON: duplicate key 'c' in the object at /b"
     [item] = read_items(_write(tmp_path / "a.json", b'{"a": 1, "a": 2}'))
     assert item.error == "not valid JSON: duplicate key 'a' in the top-level object"
+
+
+def test_gzip_files_are_read_in_pieces_and_cuts_are_located(tmp_path: Path) -> None:
+    from evalreg.io.readers import open_binary
+
+    data = b"".join(b'{"n": %d}\n' % n for n in range(50_000))
+    path = tmp_path / "a.jsonl.gz"
+    path.write_bytes(gzip.compress(data))
+    with open_binary(path) as stream:
+        assert stream.read() == data
+    packed = gzip.compress(data)
+    path.write_bytes(packed[:-20])  # the end marker and some data missing
+    items = list(read_items(str(path)))
+    assert all(item.ok for item in items[:-1])
+    assert items[-1].line == len(items)
+    assert (items[-1].error or "").startswith("cannot read: truncated gzip data")
+
+
+def test_sniffing_standard_input(tmp_path: Path) -> None:
+    from evalreg.io.readers import sniff_kind
+
+    assert sniff_kind(b'{"a": 1}') == "json"
+    assert sniff_kind(b'{"a": 1}\n{"a": 2}\n') == "jsonl"
+    assert sniff_kind(b'{\n  "a": 1,\n  "b": [1,\n') == "json"  # pretty-printed, cut off
+    assert sniff_kind(b'{"a": 1, "a": 2}') == "json"  # one document naming a key twice
+    assert sniff_kind(b'{"a": \n{"b": 2}\n') == "jsonl"  # a broken first line of JSONL
+    assert sniff_kind(b"[1,\n2") == "json"

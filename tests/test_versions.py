@@ -39,3 +39,18 @@ def test_invalid_version_error_shows_the_input() -> None:
 def test_trailing_zeros_never_change_a_version(parts: list[int]) -> None:
     text = ".".join(map(str, parts))
     assert match_version(text + ".0", [text]) == text
+
+
+def test_versions_longer_than_the_limit_are_invalid() -> None:
+    from evalreg.errors import MAX_VERSION_LENGTH
+
+    longest = "1." + "0" * (MAX_VERSION_LENGTH - 2)
+    assert parse_version(longest) == parse_version("1")
+    too_long = longest + "0"
+    assert not is_version(too_long)
+    assert match_version(too_long, ["1.0"]) is None
+    with pytest.raises(InvalidVersionError, match=f"{MAX_VERSION_LENGTH + 1} characters"):
+        parse_version(too_long)
+    with pytest.raises(InvalidVersionError) as info:
+        parse_version("9" * 5000)  # an integer Python would refuse to read
+    assert len(str(info.value)) < 200

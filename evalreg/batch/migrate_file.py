@@ -111,7 +111,10 @@ def change_summary(before: Any, after: Any, limit: int = 8) -> tuple[str, ...]:
     """Return a short list of what changed between two records (`added /a/b`, ...)."""
     from deepdiff import DeepDiff
 
-    diff = DeepDiff(before, after, view="tree", ignore_order=False, verbose_level=0)
+    try:
+        diff = DeepDiff(before, after, view="tree", ignore_order=False, verbose_level=0)
+    except RecursionError:  # nesting near the limit a record may have: too deep to compare
+        return ("changes nested too deeply to list",)
     found: list[str] = []
     labels = {
         "dictionary_item_added": "added",

@@ -25,7 +25,11 @@ _T = TypeVar("_T")
 
 MAX_INT_DIGITS = 4300
 """The most digits of an integer read from JSON (Python's own limit for reading integers)."""
-_INT_TOO_LONG = "Integer value out of range"  # msgspec's words for an integer beyond that
+_INT_TOO_LONG = "Integer value out of range"
+MAX_DEPTH = 254
+"""The deepest arrays and objects may nest in a document (as deep as orjson writes): deeper
+nesting would exhaust the stack of the code that validates, compares and writes records."""
+TOO_DEEP = f"nested more than {MAX_DEPTH} levels deep"  # msgspec's words for an integer beyond that
 
 
 class ExactNumber(float):
@@ -136,15 +140,16 @@ def _decode(data: bytes | str) -> Any:
             raise ValueError(str(err)) from None
         raise
     except RecursionError:
-        raise ValueError("nested too deeply") from None
+        raise ValueError(TOO_DEEP) from None
 
 
 def loads(data: bytes | str) -> Any:
-    """Parse one JSON document, keeping integers of any size exact.
+    """Parse one JSON document, keeping every number exact (see `ExactNumber`).
 
-    NaN, Infinity, numbers too large for a float (`1e400`), lone surrogates and an object that
-    names a key twice are refused: none of them is JSON a schema could check or a migration
-    could write back as it was.
+    NaN, Infinity, numbers too large for a float (`1e400`), integers of more than
+    `MAX_INT_DIGITS` digits, lone surrogates, an object that names a key twice and nesting
+    deeper than `MAX_DEPTH` are refused: none of them is JSON a schema could check or a
+    migration could write back as it was.
 
     Raises:
         DuplicateKeyError: an object names a key twice (a `ValueError`).
@@ -153,16 +158,16 @@ def loads(data: bytes | str) -> Any:
     value = _decode(data)
     if type(value) is dict or type(value) is list:
         raw = data.encode("utf-8") if isinstance(data, str) else data
-        if not _same_colons(raw.count(b":"), b"\\u003" in raw, value):
-            _refuse_duplicates(raw)
+        if not _checked(raw, value):
+            _refuse_deep_or_duplicates(raw, value)
     return value
 
 
 def loads_lines(lines: list[bytes]) -> list[Any]:
     """Parse JSON lines like `loads`, each to its value or to the `ValueError` it raises.
 
-    The duplicate check (see `_same_colons`) runs once for all the lines that parse: only when
-    it fails for them together is each line checked alone.
+    The duplicate and depth check (see `_checked`) runs once for all the lines that parse: only
+    when it fails for them together is each line checked alone.
     """
     values: list[Any] = []
     containers = True
@@ -184,7 +189,7 @@ def loads_lines(lines: list[bytes]) -> list[Any]:
         checked, text = [value for _, value in kept], b"".join(line for line, _ in kept)
     if not checked:
         return values
-    if not _same_colons(text.count(b":"), b"\\u003" in text, checked):
+    if not _checked(text, checked):
         for index, line in enumerate(lines):
             value = values[index]
             if type(value) is dict or type(value) is list:
@@ -195,29 +200,57 @@ def loads_lines(lines: list[bytes]) -> list[Any]:
     return values
 
 
-def _encoded(value: Any) -> bytes:
-    """Return `value` as compact JSON, fast (orjson) unless an integer is too wide for it."""
+def _encoded(value: Any) -> bytes | None:
+    """Return `value` as compact JSON (orjson), or None where orjson refuses: an integer wider
+    than 64 bits, or nesting deeper than `MAX_DEPTH`."""
     try:
         return orjson.dumps(value, default=_write_exact)
     except orjson.JSONEncodeError:
-        try:
-            return _encoder.encode(value)
-        except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
-            return b""
+        return None
 
 
-def _same_colons(colons: int, escaped: bool, value: Any) -> bool:
-    """Return True if the JSON text `value` was decoded from (with `colons` colons) names no
-    key twice; False means only that the slow check must tell.
+def _checked(raw: bytes, value: Any) -> bool:
+    """Return True if the JSON text `raw` that `value` was decoded from names no key twice and
+    nests no deeper than `MAX_DEPTH`; False means only that the slow check must tell.
 
     Every key is followed by one colon, and the encoders write colons inside strings as they
     are, so `value` encoded again has as many colons as its text unless the text held a
     duplicate (whose key and value the decoder dropped) or wrote a colon as the escape
-    `\\u003a` (`escaped`: the text holds `\\u003`).
+    `\\u003a` (the text holds `\\u003`). orjson refuses to write deeper than `MAX_DEPTH`, and
+    text without colons (and objects) nests no deeper than it has `[`.
     """
+    colons = raw.count(b":")
     if not colons:
-        return True
-    return not escaped and _encoded(value).count(b":") == colons
+        return raw.count(b"[") <= MAX_DEPTH
+    if b"\\u003" in raw:
+        return False
+    encoded = _encoded(value)
+    return encoded is not None and encoded.count(b":") == colons
+
+
+def _too_deep(value: Any) -> bool:
+    """Return whether arrays and objects nest in `value` deeper than `MAX_DEPTH`."""
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        children = node.values() if type(node) is dict else node
+        stack.extend((c, depth + 1) for c in children if type(c) is dict or type(c) is list)
+    return False
+
+
+def _refuse_deep_or_duplicates(raw: bytes, value: Any) -> None:
+    """Raise for a document nested too deeply or naming a key twice, slowly but surely."""
+    if _too_deep(value):
+        raise ValueError(TOO_DEEP)
+    if b"\\u003" not in raw:
+        try:
+            if _encoder.encode(value).count(b":") == raw.count(b":"):
+                return  # orjson refused an integer wider than 64 bits; msgspec counts alike
+        except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
+            pass
+    _refuse_duplicates(raw)
 
 
 def _refuse_duplicates(raw: bytes) -> None:

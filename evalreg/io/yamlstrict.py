@@ -14,12 +14,19 @@ from typing import Any
 import yaml
 from yaml.constructor import ConstructorError
 
+from evalreg.io.codec import MAX_DEPTH, TOO_DEEP
+
 _MERGE = "tag:yaml.org,2002:merge"
 
 MAX_YAML_NODES = 1_000_000
 """The most nodes a YAML document may stand for, each alias counted as the nodes it repeats."""
-MAX_YAML_DEPTH = 1_000
-"""The deepest a YAML document may nest, aliases expanded."""
+MAX_YAML_DEPTH = MAX_DEPTH
+"""The deepest sequences and mappings may nest in a YAML document, aliases expanded (as in
+JSON: deeper nesting would exhaust the stack of the code that validates and writes records)."""
+
+
+def _scalar(node: Any) -> bool:
+    return isinstance(node, yaml.ScalarNode)
 
 
 def _children(node: Any) -> list[Any]:
@@ -41,33 +48,35 @@ def check_expansion(root: Any) -> None:
     """
     measured: dict[int, tuple[int, int]] = {}  # id of a node -> (expanded nodes, depth)
     open_nodes: set[int] = set()
-    stack: list[tuple[Any, bool]] = [(root, False)]
+    stack: list[tuple[Any, bool, int]] = [(root, False, 1)]  # node, measured, level
     while stack:
-        node, done = stack.pop()
+        node, done, level = stack.pop()
         key = id(node)
         if done:
             open_nodes.discard(key)
             sizes = [measured[id(child)] for child in _children(node)]
             size = 1 + sum(s for s, _ in sizes)
-            depth = 1 + max((d for _, d in sizes), default=0)
-            if size > MAX_YAML_NODES or depth > MAX_YAML_DEPTH:
-                limit = (
-                    f"more than {MAX_YAML_NODES:,} nodes"
-                    if size > MAX_YAML_NODES
-                    else f"deeper than {MAX_YAML_DEPTH:,} levels"
+            depth = 0 if _scalar(node) else 1 + max((d for _, d in sizes), default=0)
+            if size > MAX_YAML_NODES:
+                problem = (
+                    f"the document stands for more than {MAX_YAML_NODES:,} nodes (aliases expanded)"
                 )
-                raise ConstructorError(
-                    None, None, f"aliases expand the document to {limit}", node.start_mark
-                )
-            measured[key] = (size, depth)
+            elif depth > MAX_YAML_DEPTH:
+                problem = f"the document is {TOO_DEEP}"
+            else:
+                measured[key] = (size, depth)
+                continue
+            raise ConstructorError(None, None, problem, node.start_mark)
         elif key in open_nodes:
             raise ConstructorError(
                 None, None, "found an alias to a node that contains it", node.start_mark
             )
         elif key not in measured:
+            if level > MAX_YAML_DEPTH and not _scalar(node):  # placed where it is too deep
+                raise ConstructorError(None, None, f"the document is {TOO_DEEP}", node.start_mark)
             open_nodes.add(key)
-            stack.append((node, True))
-            stack.extend((child, False) for child in _children(node))
+            stack.append((node, True, level))
+            stack.extend((child, False, level + 1) for child in _children(node))
 
 
 @cache
