@@ -330,6 +330,7 @@ def migrate_paths(
         for (unit, targets, parts), ranged in results
         for part, output, scratch, found in zip(unit, targets, parts, ranged, strict=True)
     )
+    finished = False
     try:
         for part, output, scratch, ranged in flat:
             yield from cleared()
@@ -346,6 +347,7 @@ def migrate_paths(
                 if isinstance(guard, inplace.Guard):
                     guard.release()
         yield from cleared()
+        finished = True
     finally:
         results.close()  # stops the workers before their scratch files go
         for held in guards:
@@ -354,6 +356,9 @@ def migrate_paths(
         for scratch in scratches:
             with contextlib.suppress(OSError):
                 os.remove(scratch)
+        if not finished:  # stopped (a signal, Ctrl-C): workers may have been writing
+            for folder in list(scanned):
+                _clear_leftovers(folder)
         if not synced:
             folders.add(Path(str(options.out)))  # the workers' outputs are flushed here too
         sync_written(folders, files_synced=synced)

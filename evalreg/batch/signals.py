@@ -3,7 +3,10 @@
 A termination signal becomes an exception (`Terminated`) in the main thread, so that every write
 in progress is abandoned (its temporary file removed), a pool of workers is stopped, and the
 caller decides what to print and how to exit. Workers ignore Ctrl-C (the parent, which gets it
-too, stops them) and leave quietly on SIGTERM, the signal a pool stops them with.
+too, stops them) and end at once on SIGTERM, the signal a pool stops them with: no Python code
+runs then, so none can print a traceback or keep a worker waiting for work that never comes.
+What a worker was writing is a temporary file with its process id, removed by the parent once
+the workers are gone (`writers.leftovers`).
 """
 
 from __future__ import annotations
@@ -58,14 +61,14 @@ def stop_on_signals() -> Iterator[None]:
 
 
 def quiet_worker() -> None:
-    """Set up a worker process: Ctrl-C ignored, SIGTERM and SIGHUP end it without a traceback.
+    """Set up a worker process: Ctrl-C ignored, SIGTERM and SIGHUP end it at once.
 
     On Linux the worker also gets SIGTERM when its parent dies (`kill -9`), rather than waiting
     for work forever.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for signum in SIGNALS:
-        signal.signal(signum, _raise)
+        signal.signal(signum, signal.SIG_DFL)
     if sys.platform.startswith("linux"):
         with contextlib.suppress(Exception):
             import ctypes
@@ -75,4 +78,4 @@ def quiet_worker() -> None:
             libc = ctypes.CDLL(None, use_errno=True)
             libc.prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
             if os.getppid() != parent:  # the parent died before the call
-                raise Terminated(signal.SIGTERM)
+                os.kill(os.getpid(), signal.SIGTERM)
