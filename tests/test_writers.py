@@ -9,6 +9,7 @@ import pytest
 
 import evalreg
 import evalreg.batch.migrate_file
+import evalreg.io.writers
 from evalreg.batch.migrate import migrate_paths
 from evalreg.batch.migrate_file import FileMigration, MigrateOptions
 from evalreg.io.writers import atomic_writer, write_atomic
@@ -127,4 +128,22 @@ def test_an_existing_backup_is_replaced_only_when_asked(tmp_path: Path) -> None:
     with atomic_writer(path, backup=".bak", overwrite_backup=True) as out:
         out.write(b"new")
     assert (tmp_path / "a.json.bak").read_bytes() == b"old"
+    assert sorted(os.listdir(tmp_path)) == ["a.json", "a.json.bak"]
+
+
+def test_a_signal_right_after_the_replacement_keeps_the_backup(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = os.replace
+
+    def replace_then_interrupted(source: str, target: str) -> None:
+        real(source, target)
+        raise KeyboardInterrupt
+
+    path = tmp_path / "a.json"
+    path.write_bytes(b"old")
+    monkeypatch.setattr(evalreg.io.writers.os, "replace", replace_then_interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        write_atomic(path, b"new", backup=".bak")
+    assert path.read_bytes() == b"new" and (tmp_path / "a.json.bak").read_bytes() == b"old"
     assert sorted(os.listdir(tmp_path)) == ["a.json", "a.json.bak"]
