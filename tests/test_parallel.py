@@ -453,7 +453,8 @@ def _aggregates(source: Path) -> Path:
 
 def test_workers_ignore_ctrl_c_and_end_at_once_on_sigterm() -> None:
     code = (
-        "import signal; from evalreg.batch.signals import quiet_worker; quiet_worker(); "
+        "import signal; from evalreg.batch.signals import prepare_workers, quiet_worker; "
+        "prepare_workers(); quiet_worker(); "
         "print(signal.getsignal(signal.SIGINT) is signal.SIG_IGN, "
         "signal.getsignal(signal.SIGTERM) is signal.SIG_DFL, "
         "signal.getsignal(signal.SIGHUP) is signal.SIG_DFL)"
