@@ -449,3 +449,34 @@ def _aggregates(source: Path) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(OLD_AGGREGATE.read_bytes())
     return source
+
+
+def test_workers_ignore_ctrl_c_and_end_at_once_on_sigterm() -> None:
+    code = (
+        "import signal; from evalreg.batch.signals import prepare_workers, quiet_worker; "
+        "prepare_workers(); quiet_worker(); "
+        "print(signal.getsignal(signal.SIGINT) is signal.SIG_IGN, "
+        "signal.getsignal(signal.SIGTERM) is signal.SIG_DFL, "
+        "signal.getsignal(signal.SIGHUP) is signal.SIG_DFL)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["True", "True", "True"]
+
+
+def test_a_file_in_ranges_locked_by_another_run_is_reported_busy(
+    small_units: None, registry: Registry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fcntl
+
+    from evalreg.batch import inplace
+
+    monkeypatch.setattr(inplace, "LOCK_WAIT", 0.1)
+    path = _jsonl(tmp_path / "s.jsonl", 40, broken=False)
+    original = path.read_bytes()
+    options = MigrateOptions(to="latest", in_place=True, backup=".bak")
+    with open(path, "rb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        *_, outcome = migrate_paths(registry, [str(path)], options, jobs=2)
+    assert isinstance(outcome, FileMigration) and outcome.status == "failed"
+    assert "busy: another process is migrating it" in outcome.message
+    assert path.read_bytes() == original and os.listdir(tmp_path) == ["s.jsonl"]

@@ -9,6 +9,7 @@ import pytest
 
 import evalreg
 import evalreg.batch.migrate_file
+import evalreg.io.writers
 from evalreg.batch.migrate import migrate_paths
 from evalreg.batch.migrate_file import FileMigration, MigrateOptions
 from evalreg.io.writers import atomic_writer, write_atomic
@@ -96,3 +97,53 @@ def test_an_unsynced_write_is_still_atomic_and_collects_its_folder(
     assert path.read_bytes() == b"new"
     assert fsynced == [] and folders == {path.parent}
     assert os.listdir(path.parent) == ["a.json"]
+
+
+def test_a_check_that_fails_abandons_the_write_and_the_backup(tmp_path: Path) -> None:
+    path = tmp_path / "a.json"
+    path.write_bytes(b"old")
+
+    def changed() -> None:
+        raise RuntimeError("changed")
+
+    with pytest.raises(RuntimeError), atomic_writer(path, backup=".bak", check=changed) as out:
+        out.write(b"new")
+    assert path.read_bytes() == b"old" and os.listdir(tmp_path) == ["a.json"]
+
+
+def test_writing_through_a_symbolic_link_replaces_its_target(tmp_path: Path) -> None:
+    target = tmp_path / "real.json"
+    target.write_bytes(b"old")
+    link = tmp_path / "link.json"
+    link.symlink_to("real.json")
+    write_atomic(link, b"new", backup=".bak")
+    assert link.is_symlink() and target.read_bytes() == b"new"
+    assert (tmp_path / "real.json.bak").read_bytes() == b"old"
+
+
+def test_an_existing_backup_is_replaced_only_when_asked(tmp_path: Path) -> None:
+    path = tmp_path / "a.json"
+    path.write_bytes(b"old")
+    (tmp_path / "a.json.bak").write_bytes(b"older")
+    with atomic_writer(path, backup=".bak", overwrite_backup=True) as out:
+        out.write(b"new")
+    assert (tmp_path / "a.json.bak").read_bytes() == b"old"
+    assert sorted(os.listdir(tmp_path)) == ["a.json", "a.json.bak"]
+
+
+def test_a_signal_right_after_the_replacement_keeps_the_backup(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = os.replace
+
+    def replace_then_interrupted(source: str, target: str) -> None:
+        real(source, target)
+        raise KeyboardInterrupt
+
+    path = tmp_path / "a.json"
+    path.write_bytes(b"old")
+    monkeypatch.setattr(evalreg.io.writers.os, "replace", replace_then_interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        write_atomic(path, b"new", backup=".bak")
+    assert path.read_bytes() == b"new" and (tmp_path / "a.json.bak").read_bytes() == b"old"
+    assert sorted(os.listdir(tmp_path)) == ["a.json", "a.json.bak"]

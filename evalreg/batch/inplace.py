@@ -72,13 +72,14 @@ class Guard:
         os.close(self.fd)
 
 
-def lock(path: str, wait: float = LOCK_WAIT) -> Guard:
-    """Lock `path` for this process, waiting up to `wait` seconds; return the guard.
+def lock(path: str, wait: float | None = None) -> Guard:
+    """Lock `path` for this process, waiting up to `wait` seconds (`LOCK_WAIT`); return the guard.
 
     Raises:
         FileBusy: another process holds the lock after `wait` seconds.
         OSError: the file cannot be opened.
     """
+    wait = LOCK_WAIT if wait is None else wait
     deadline = time.monotonic() + wait
     while True:
         fd = os.open(path, os.O_RDONLY)

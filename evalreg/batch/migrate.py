@@ -192,20 +192,23 @@ def _join_ranges(
     """Report and write a JSONL file migrated in ranges, as `migrate_file` would.
 
     `ranges`: each range's results, its scratch file and where it ends. `guard`: the lock of a
-    file rewritten in place, or why it could not be locked (then the file is left as it was).
+    file rewritten in place, or why it could not be locked: then the file is left as it was, and
+    its records are not reported, since another process may have been rewriting what was read.
     """
+    if isinstance(guard, Exception):
+        for _ in ranges:
+            pass
+        yield FileMigration(path, output, "failed", message=cannot_write(output, guard))
+        return
     tally = Tally()
     offset = 0
     in_place = output == path
     failure: str | None = None
-    if isinstance(guard, Exception):
-        failure = cannot_write(output, guard)
     try:
         with contextlib.ExitStack() as stack:
             stream = None
-            if output is not None and failure is None:
-                check = guard if isinstance(guard, inplace.Guard) else None
-                stream = stack.enter_context(writer_for(path, output, options, folders, check))
+            if output is not None:
+                stream = stack.enter_context(writer_for(path, output, options, folders, guard))
             for (events, lines, error), scratch, end in ranges:
                 for event in events:
                     assert isinstance(event, RecordMigration)
@@ -269,12 +272,16 @@ def migrate_paths(
     outputs: deque[str | None] = deque()  # of the files walked, in order
     found: deque[Leftover] = deque()  # temporary files of dead processes, removed
     scanned: set[str] = set()  # the folders looked at for them
+    planned: dict[str, os.stat_result] = {}  # JSONL files rewritten in place, when walked
 
     def walk() -> Iterator[str]:
         for root in paths:
             base = root if os.path.isdir(root) else None
             for path in iter_files([root], include, exclude):
                 output = _output_path(path, base, options)
+                if output == path and path.lower().endswith(".jsonl"):
+                    with contextlib.suppress(OSError):  # as planned, to be locked as it is
+                        planned[path] = os.stat(path)
                 if output is not None:
                     folder = os.path.dirname(output) or os.curdir
                     if folder not in scanned:
@@ -315,7 +322,7 @@ def migrate_paths(
                 if part.start == 0:  # a file begins (the ranges of one file share its output)
                     target = outputs.popleft()
                     if not part.whole and target == part.path:
-                        guards.append(_lock(part.path))
+                        guards.append(_lock(part.path, planned.pop(part.path, None)))
                 targets.append(target)
                 scratch = None
                 if not part.whole and target is not None:
@@ -330,6 +337,7 @@ def migrate_paths(
         for (unit, targets, parts), ranged in results
         for part, output, scratch, found in zip(unit, targets, parts, ranged, strict=True)
     )
+    finished = False
     try:
         for part, output, scratch, ranged in flat:
             yield from cleared()
@@ -346,6 +354,7 @@ def migrate_paths(
                 if isinstance(guard, inplace.Guard):
                     guard.release()
         yield from cleared()
+        finished = True
     finally:
         results.close()  # stops the workers before their scratch files go
         for held in guards:
@@ -354,6 +363,9 @@ def migrate_paths(
         for scratch in scratches:
             with contextlib.suppress(OSError):
                 os.remove(scratch)
+        if not finished:  # stopped (a signal, Ctrl-C): workers may have been writing
+            for folder in list(scanned):
+                _clear_leftovers(folder)
         if not synced:
             folders.add(Path(str(options.out)))  # the workers' outputs are flushed here too
         sync_written(folders, files_synced=synced)
@@ -372,12 +384,27 @@ def _file_ranges(
         yield found, scratch, part.end or 0
 
 
-def _lock(path: str) -> inplace.Guard | Exception:
-    """Lock a file to be migrated in ranges in place; return the guard, or why it failed."""
+def _lock(path: str, seen: os.stat_result | None) -> inplace.Guard | Exception:
+    """Lock a file to be migrated in ranges in place; return the guard, or why it failed.
+
+    `seen`: the file when its ranges were planned; if it is another now, the ranges are not
+    those of its lines.
+    """
     try:
-        return inplace.lock(path)
+        guard = inplace.lock(path)
     except (OSError, inplace.FileBusy) as err:
         return err
+    if seen is not None and (seen.st_ino, seen.st_size, seen.st_mtime_ns) != (
+        guard.identity[1],
+        guard.identity[2],
+        guard.identity[3],
+    ):
+        guard.release()
+        return inplace.FileChanged(
+            f"changed while being migrated ({seen.st_size:,} bytes planned, "
+            f"{guard.identity[2]:,} bytes now)"
+        )
+    return guard
 
 
 def _scratch_name(output: str, start: int) -> str:

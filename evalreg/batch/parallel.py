@@ -19,6 +19,7 @@ from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
+from evalreg.batch import signals
 from evalreg.io.readers import file_kind, line_ranges
 
 if TYPE_CHECKING:
@@ -156,9 +157,9 @@ _registry: Registry | None = None
 def _start_worker(directories: Sequence[str] | None) -> None:
     """Set up a worker: its signals, and its registry if it was not forked from the parent."""
     global _registry
-    from evalreg.batch.signals import quiet_worker
-
-    quiet_worker()
+    if directories is not None:
+        signals.prepare_workers()  # started afresh: nothing was loaded
+    signals.quiet_worker()
     if directories is not None:
         from evalreg.engine.registry import load_registry
 
@@ -192,6 +193,7 @@ def imap(
         forkable = "fork" in multiprocessing.get_all_start_methods()
         method = "fork" if forkable and threading.active_count() == 1 else "spawn"
     context: BaseContext = multiprocessing.get_context(method)
+    signals.prepare_workers()
     initargs: tuple[Any, ...] = (None,)
     forked = method == "fork"
     if forked:

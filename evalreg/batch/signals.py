@@ -3,12 +3,16 @@
 A termination signal becomes an exception (`Terminated`) in the main thread, so that every write
 in progress is abandoned (its temporary file removed), a pool of workers is stopped, and the
 caller decides what to print and how to exit. Workers ignore Ctrl-C (the parent, which gets it
-too, stops them) and leave quietly on SIGTERM, the signal a pool stops them with.
+too, stops them) and end at once on SIGTERM, the signal a pool stops them with: no Python code
+runs then, so none can print a traceback or keep a worker waiting for work that never comes.
+What a worker was writing is a temporary file with its process id, removed by the parent once
+the workers are gone (`writers.leftovers`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import sys
 import threading
@@ -57,22 +61,30 @@ def stop_on_signals() -> Iterator[None]:
             signal.signal(signum, handler)
 
 
+_prctl: Any = None
+
+
+def prepare_workers() -> None:
+    """Load, in the parent, what `quiet_worker` needs, so that a forked worker loads nothing."""
+    global _prctl
+    if _prctl is None and sys.platform.startswith("linux"):
+        with contextlib.suppress(Exception):
+            import ctypes
+
+            _prctl = ctypes.CDLL(None, use_errno=True).prctl
+
+
 def quiet_worker() -> None:
-    """Set up a worker process: Ctrl-C ignored, SIGTERM and SIGHUP end it without a traceback.
+    """Set up a worker process: Ctrl-C ignored, SIGTERM and SIGHUP end it at once.
 
     On Linux the worker also gets SIGTERM when its parent dies (`kill -9`), rather than waiting
-    for work forever.
+    for work forever (`prepare_workers` must have run in the parent).
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for signum in SIGNALS:
-        signal.signal(signum, _raise)
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(Exception):
-            import ctypes
-            import os
-
-            parent = os.getppid()
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
-            if os.getppid() != parent:  # the parent died before the call
-                raise Terminated(signal.SIGTERM)
+        signal.signal(signum, signal.SIG_DFL)
+    if _prctl is not None:
+        parent = os.getppid()
+        _prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
+        if os.getppid() != parent:  # the parent died before the call
+            os.kill(os.getpid(), signal.SIGTERM)

@@ -234,8 +234,10 @@ def atomic_writer(
         elif sync:
             _fsync_directory(parent)
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
+        try:
             os.unlink(temp)
+        except FileNotFoundError:
+            kept = None  # renamed already (a signal came right after): the backup must stay
         if kept is not None:
             with contextlib.suppress(OSError):
                 os.unlink(kept)
