@@ -14,6 +14,8 @@ import os
 import time
 from collections.abc import Iterator
 
+from evalreg.io.streams import InputError, open_regular_fd
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - not on Windows: files are not locked there
@@ -77,12 +79,13 @@ def lock(path: str, wait: float | None = None) -> Guard:
 
     Raises:
         FileBusy: another process holds the lock after `wait` seconds.
+        InputError: `path` is not a regular file (a FIFO, socket, device or folder).
         OSError: the file cannot be opened.
     """
     wait = LOCK_WAIT if wait is None else wait
     deadline = time.monotonic() + wait
     while True:
-        fd = os.open(path, os.O_RDONLY)
+        fd = open_regular_fd(path)  # never blocks on a FIFO; refuses what is not a file
         try:
             if fcntl is not None:
                 _acquire(fd, deadline, wait)
@@ -122,7 +125,7 @@ def guarded(path: str, in_place: bool) -> Iterator[Guard | None]:
     """
     guard = None
     if in_place:
-        with contextlib.suppress(FileNotFoundError, PermissionError, IsADirectoryError):
+        with contextlib.suppress(FileNotFoundError, PermissionError, IsADirectoryError, InputError):
             guard = lock(path)  # else reading it reports what is wrong
     if guard is None:
         yield None
