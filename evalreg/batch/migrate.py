@@ -9,8 +9,8 @@ the rest.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
-import shutil
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
@@ -28,12 +28,14 @@ from evalreg.batch.migrate_file import (
     migrate_file,
     migrate_items,
     must_sync,
+    open_output,
 )
 from evalreg.batch.walk import iter_files
 from evalreg.engine.migrate import MigrationResult
 from evalreg.engine.registry import Registry
+from evalreg.io import remote
 from evalreg.io.readers import JSONL_CHUNK, Item, cannot_read, jsonl_items, read_range
-from evalreg.io.writers import WRITE_BUFFER, atomic_writer, sync_folders, sync_written
+from evalreg.io.writers import sync_folders, sync_written
 
 
 def _output_path(path: str, root: str | None, options: MigrateOptions) -> str | None:
@@ -107,20 +109,23 @@ def _runs(events: Iterable[MigrationEvent], grouped: bool = False) -> list[Migra
     return found
 
 
-Ranged = tuple[list[MigrationEvent], int, str | None]
-"""What a worker reports of one part: its events (in runs), its number of lines, and a write
-error."""
+Ranged = tuple[list[MigrationEvent], int, bytes | None]
+"""What a worker reports of one part: its events (in runs), its number of lines, and for a range
+of a JSONL file being written, its migrated lines (about `RANGE_OUT_BYTES` at most), which the
+parent writes into the file in order."""
+RANGE_OUT_BYTES = 4 << 20
+"""A large JSONL file being migrated is cut into ranges of at most this size: the migrated bytes
+of each come back to the parent whole, so this bounds what one result holds."""
 
 
 def _migrate_part(
     registry: Registry,
     part: parallel.Part,
     output: str | None,
-    scratch: str | None,
     options: MigrateOptions,
     folders: set[Path],
 ) -> Ranged:
-    """Migrate a whole file, or a range of a JSONL file into the file `scratch`."""
+    """Migrate a whole file, or a range of a JSONL file (its migrated lines returned)."""
     if part.end is None:
         whole = migrate_file(registry, part.path, output, options, folders=folders)
         return _runs((_lean(e) for e in whole), options.grouped), 0, None
@@ -144,30 +149,24 @@ def _migrate_part(
         if failed is not None:
             yield cannot_read(part.path, failed)
 
-    try:
-        with contextlib.ExitStack() as stack:
-            stream = None
-            if scratch is not None:
-                Path(scratch).parent.mkdir(parents=True, exist_ok=True)
-                stream = stack.enter_context(open(scratch, "wb", buffering=WRITE_BUFFER))
-            for event in migrate_items(registry, items(), options, Tally(), stream):
-                events.append(_lean(event))
-    except OSError as err:
-        return _runs(events, options.grouped), lines, err.strerror or str(err)
-    return _runs(events, options.grouped), lines, None
+    stream = io.BytesIO() if output is not None else None
+    for event in migrate_items(registry, items(), options, Tally(), stream):
+        events.append(_lean(event))
+    data = None if stream is None else stream.getvalue()
+    return _runs(events, options.grouped), lines, data
 
 
 def _migrate_unit(
     registry: Registry,
-    task: tuple[parallel.Unit, tuple[str | None, ...], tuple[str | None, ...]],
+    task: tuple[parallel.Unit, tuple[str | None, ...]],
     options: MigrateOptions,
 ) -> list[Ranged]:
-    unit, outputs, scratches = task
+    unit, outputs = task
     folders: set[Path] = set()
     try:
         return [
-            _migrate_part(registry, part, output, scratch, options, folders)
-            for part, output, scratch in zip(unit, outputs, scratches, strict=True)
+            _migrate_part(registry, part, output, options, folders)
+            for part, output in zip(unit, outputs, strict=True)
         ]
     finally:
         if options.out is None:
@@ -178,7 +177,7 @@ def _join_ranges(
     path: str,
     output: str | None,
     options: MigrateOptions,
-    ranges: Iterable[tuple[Ranged, str | None]],
+    ranges: Iterable[Ranged],
     folders: set[Path],
 ) -> Iterator[RecordMigration | FileMigration]:
     """Report and write a JSONL file migrated in ranges, as `migrate_file` would."""
@@ -192,19 +191,14 @@ def _join_ranges(
             if output is not None:
                 backup = options.backup if in_place else None
                 sync = must_sync(output, path, folders)
-                writer = atomic_writer(output, backup=backup, folders=folders, sync=sync)
+                writer = open_output(output, backup=backup, folders=folders, sync=sync)
                 stream = stack.enter_context(writer)
-            for (events, lines, error), scratch in ranges:
+            for events, lines, data in ranges:
                 for event in events:
                     assert isinstance(event, RecordMigration)
                     yield tally.add(event.shifted(offset) if offset else event)
-                if error is not None:
-                    failure = error
-                    raise Abandon
-                if stream is not None and scratch is not None:
-                    with open(scratch, "rb") as part:
-                        shutil.copyfileobj(part, stream, 1 << 20)
-                    os.remove(scratch)
+                if stream is not None and data is not None:
+                    stream.write(data)
                 offset += lines
             if output is not None and (tally.failed or (in_place and not tally.migrated)):
                 raise Abandon
@@ -227,29 +221,35 @@ def migrate_paths(
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
     jobs: int = 1,
+    runner: parallel.Runner | None = None,
 ) -> Iterator[RecordMigration | FileMigration]:
     """Migrate every file under `paths`; yield each record's outcome and each file's.
 
     With `jobs` above one and enough input, files and ranges of large JSONL files are migrated
-    by that many processes: the files written and the outcomes reported, in their order, are the
+    by that many processes, or with `runner` (a Dask cluster, say) by its workers whatever the
+    size of the input: the files written and the outcomes reported, in their order, are the
     same as with one, except that the results carry no records (they are in the files) and that
     records that succeeded alike come as one outcome with their `count` (see `RecordMigration`).
+    Whole files are written by the process that migrates them; the migrated lines of a range of
+    a large JSONL file come back to this process, which writes the file.
     """
     outputs: deque[str | None] = deque()  # of the files walked, in order
 
     def walk() -> Iterator[str]:
         for root in paths:
-            base = root if os.path.isdir(root) else None
             for path in iter_files([root], include, exclude):
-                outputs.append(_output_path(path, base, options))
+                outputs.append(_output_path(path, _base(root), options))
                 yield path
 
     # Files rewritten in place are synced one by one (each replaces the only copy of its
     # records) and their folders once each at the end. With --out the originals stay, so the
     # outputs are renamed into place unsynced and flushed all at once at the end.
-    synced = options.out is None or options.dry_run
+    synced = options.out is None or options.dry_run or remote.is_url(options.out)
     folders: set[Path] = set()
-    files, units = parallel.plan(walk(), jobs)
+    if runner is not None:
+        jobs = runner.jobs
+    always = runner is not None
+    files, units = parallel.plan(walk(), jobs, always=always, range_max=RANGE_OUT_BYTES)
     if units is None:
         try:
             with parallel.frozen():
@@ -259,63 +259,57 @@ def migrate_paths(
         finally:
             sync_written(folders, files_synced=synced)
         return
-    scratches: list[str] = []
 
-    def tasks() -> Iterator[tuple[parallel.Unit, tuple[str | None, ...], tuple[str | None, ...]]]:
+    def tasks() -> Iterator[tuple[parallel.Unit, tuple[str | None, ...]]]:
         assert units is not None
         target: str | None = None
         for unit in units:
-            targets, parts = [], []
+            targets = []
             for part in unit:
                 if part.start == 0:  # a file begins (the ranges of one file share its output)
                     target = outputs.popleft()
                 targets.append(target)
-                scratch = None
-                if not part.whole and target is not None:
-                    scratch = _scratch_name(target, part.start)
-                    scratches.append(scratch)
-                parts.append(scratch)
-            yield unit, tuple(targets), tuple(parts)
+            yield unit, tuple(targets)
 
-    results = parallel.imap(_migrate_unit, tasks(), registry, jobs, (options,))
+    results = parallel.imap(_migrate_unit, tasks(), registry, jobs, (options,), runner=runner)
     flat = (
-        (part, output, scratch, found)
-        for (unit, targets, parts), ranged in results
-        for part, output, scratch, found in zip(unit, targets, parts, ranged, strict=True)
+        (part, output, found)
+        for (unit, targets), ranged in results
+        for part, output, found in zip(unit, targets, ranged, strict=True)
     )
     try:
-        for part, output, scratch, found in flat:
+        for part, output, found in flat:
             if part.whole:
                 yield from found[0]
                 continue
-            ranges = _file_ranges(part, scratch, found, flat)
+            ranges = _file_ranges(part, found, flat)
             yield from _join_ranges(part.path, output, options, ranges, folders)
             for _ in ranges:
                 pass  # the ranges after a failed write
     finally:
-        results.close()  # stops the workers before their scratch files go
-        for scratch in scratches:
-            with contextlib.suppress(OSError):
-                os.remove(scratch)
+        results.close()
         if not synced:
             folders.add(Path(str(options.out)))  # the workers' outputs are flushed here too
         sync_written(folders, files_synced=synced)
 
 
+def _base(root: str) -> str | None:
+    """Return the folder that outputs mirror for files found under `root` (None: a file)."""
+    if not remote.is_url(root):
+        return root if os.path.isdir(root) else None
+    if remote.has_glob(root):
+        first = min(i for i in (root.find(c) for c in "*?[") if i >= 0)
+        return root[: root.rfind("/", 0, first)]
+    return root if remote.isdir(root) else None
+
+
 def _file_ranges(
     part: parallel.Part,
-    scratch: str | None,
     found: Ranged,
-    rest: Iterator[tuple[parallel.Part, str | None, str | None, Ranged]],
-) -> Iterator[tuple[Ranged, str | None]]:
+    rest: Iterator[tuple[parallel.Part, str | None, Ranged]],
+) -> Iterator[Ranged]:
     """Yield the results of the ranges of one file, the first given, the others from `rest`."""
-    yield found, scratch
+    yield found
     while not part.last:
-        part, _, scratch, found = next(rest)
-        yield found, scratch
-
-
-def _scratch_name(output: str, start: int) -> str:
-    """Return where a worker writes the migrated lines of the range of `output` at `start`."""
-    head, name = os.path.split(output)
-    return os.path.join(head, f".{name}.{os.getpid()}.{start}.part")
+        part, _, found = next(rest)
+        yield found

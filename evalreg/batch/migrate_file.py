@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
 
 from evalreg.engine.migrate import MigrationResult, ValidateMode, migrate_record
 from evalreg.engine.registry import Registry
+from evalreg.io import remote
 from evalreg.io.codec import dumps
 from evalreg.io.readers import (
     STDIN,
@@ -221,7 +223,7 @@ def _migrate_jsonl(
     backup = options.backup if in_place else None
     try:
         sync = must_sync(output, path, folders)
-        with atomic_writer(output, backup=backup, folders=folders, sync=sync) as stream:
+        with open_output(output, backup=backup, folders=folders, sync=sync) as stream:
             yield from migrate_items(registry, read_items(path, "jsonl"), options, tally, stream)
             if tally.failed or (in_place and not tally.migrated):
                 raise Abandon
@@ -253,7 +255,10 @@ def _migrate_document(
     if tally.failed or output is None:
         return
     if not tally.migrated:
-        if output != path:
+        if output != path and (remote.is_url(output) or remote.is_url(path)):
+            with open_output(output) as out:
+                out.write(original)
+        elif output != path:
             Path(output).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, output)
         return
@@ -261,8 +266,27 @@ def _migrate_document(
     data = _serialise(records, kind or sniff_kind(original), original)
     backup = options.backup if output == path else None
     sync = must_sync(output, path, folders)
-    with atomic_writer(output, backup=backup, folders=folders, sync=sync) as out:
+    with open_output(output, backup=backup, folders=folders, sync=sync) as out:
         out.write(data)
+
+
+def open_output(
+    output: str,
+    *,
+    backup: str | None = None,
+    folders: set[Path] | None = None,
+    sync: bool = True,
+) -> AbstractContextManager[IO[bytes]]:
+    """Open an output to write whole: a local file atomically, a URL as one object at the end.
+
+    `file://` URLs are local files. `backup`, `folders` and `sync` are those of `atomic_writer`,
+    for local files only.
+    """
+    if remote.is_url(output):
+        if not remote.is_local_url(output):
+            return remote.url_writer(output)
+        output = remote.local_path(output)
+    return atomic_writer(output, backup=backup, folders=folders, sync=sync)
 
 
 def must_sync(output: str, path: str, folders: set[Path] | None) -> bool:

@@ -3,6 +3,7 @@
 Supported: `.json` (one document), `.jsonl` (one record a line, streamed), `.yaml` / `.yml`
 (safe loading; one record per YAML document), each optionally gzip-compressed (`.gz`), and
 `-` for standard input. Walking directories for the files to read is `evalreg.batch.walk`'s part.
+A path that is a URL (`s3://...`) is opened through `evalreg.io.remote`; local paths never are.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, Any, Literal
 
+from evalreg.io import remote
 from evalreg.io.codec import DecodeError, DuplicateKeyError, loads, loads_lines
 
 Kind = Literal["json", "jsonl", "yaml"]
@@ -68,6 +70,8 @@ def open_binary(path: str | os.PathLike[str]) -> IO[bytes]:
     """Open a file for binary reading, decompressing `.gz` files; `-` is standard input."""
     if str(path) == STDIN:
         return sys.stdin.buffer
+    if remote.is_url(path):
+        return remote.open_url(str(path))
     if is_gzip(path):
         import gzip  # only for compressed input: it costs start-up time
 
@@ -152,8 +156,7 @@ def read_range(path: str, start: int, end: int) -> Iterator[bytes]:
     Raises:
         OSError: the file cannot be opened or read.
     """
-    with open(path, "rb", buffering=STREAM_BUFFER) as stream:
-        stream.seek(start)
+    with _open_at(path, start, end) as stream:
         left = end - start
         for line in stream:
             yield line
@@ -209,9 +212,17 @@ def read_range_blocks(path: str, start: int, end: int) -> Iterator[Block]:
     Raises:
         OSError: the file cannot be opened or read.
     """
-    with open(path, "rb") as stream:
-        stream.seek(start)
+    with _open_at(path, start, end) as stream:
         yield from read_blocks(stream, end - start)
+
+
+def _open_at(path: str, start: int, end: int) -> IO[bytes]:
+    """Open a plain file (or a URL's bytes `[start, end)`) at byte `start`."""
+    if remote.is_url(path):
+        return io.BytesIO(remote.read_url_range(path, start, end))
+    stream = open(path, "rb", buffering=STREAM_BUFFER)  # noqa: SIM115 - the caller closes it
+    stream.seek(start)
+    return stream
 
 
 def line_ranges(path: str, size: int, chunk: int) -> list[tuple[int, int]]:
@@ -220,6 +231,8 @@ def line_ranges(path: str, size: int, chunk: int) -> list[tuple[int, int]]:
     Raises:
         OSError: the file cannot be opened or read.
     """
+    if remote.is_url(path):
+        return remote.line_ranges(path, size, chunk)
     bounds = [0]
     with open(path, "rb") as stream:
         while bounds[-1] + chunk < size:
@@ -239,6 +252,8 @@ def read_whole(path: str) -> bytes:
     Raises:
         OSError: the file cannot be opened or read.
     """
+    if remote.is_url(path):
+        return remote.read_url(path)
     fd = os.open(path, os.O_RDONLY | _BINARY)
     try:
         size = os.fstat(fd).st_size
