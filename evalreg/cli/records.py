@@ -341,7 +341,7 @@ def migrate_command(
 
     Files are written only when every record in them migrated (or was already current); a file
     already at the target is left untouched. Exit code 0 when every record migrated or was
-    current, 1 when some failed, 2 for usage errors.
+    current and every file was written, 1 when some failed, 2 for usage errors.
     """
     from evalreg.batch.migrate import migrate_paths
     from evalreg.batch.migrate_file import FileMigration, MigrateOptions
@@ -437,7 +437,7 @@ def migrate_command(
         emit_json({"summary": {"files": totals, "records": records}})
     else:
         emit(summary + (" (dry run: nothing written)" if dry_run else ""), err=True)
-    sys.exit(EXIT_PROBLEMS if records["failed"] else EXIT_OK)
+    sys.exit(EXIT_PROBLEMS if records["failed"] or totals["failed"] else EXIT_OK)
 
 
 class _NoteGroups:
