@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import operator
+import warnings
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -49,6 +50,9 @@ R = TypeVar("R")
 U = TypeVar("U")
 
 __all__ = ["DaskRunner", "connect", "detect", "migrate", "read_records", "validate"]
+
+CONNECT_TIMEOUT = 30
+"""Seconds to wait for a Dask scheduler to answer."""
 
 # -- registries on workers -----------------------------------------------------------------------
 
@@ -141,6 +145,9 @@ def connect(address: str, jobs: int = 1) -> Iterator[DaskRunner]:
     with contextlib.ExitStack() as stack:
         try:
             if address == "local":
+                # Its web server takes another port when the usual one is taken, with a warning.
+                stack.enter_context(warnings.catch_warnings())
+                warnings.simplefilter("ignore")
                 cluster = distributed.LocalCluster(
                     n_workers=jobs,
                     threads_per_worker=1,
@@ -152,7 +159,7 @@ def connect(address: str, jobs: int = 1) -> Iterator[DaskRunner]:
                 stack.enter_context(cluster)
                 client = stack.enter_context(distributed.Client(cluster))
             else:
-                client = stack.enter_context(distributed.Client(address, timeout=30))
+                client = stack.enter_context(distributed.Client(address, timeout=CONNECT_TIMEOUT))
         except (OSError, TimeoutError, ValueError) as err:
             reason = str(err).splitlines()[0] if str(err) else type(err).__name__
             raise ClusterError(address, reason) from err
