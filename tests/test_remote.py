@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -319,3 +320,41 @@ def test_http_is_read_only_so_migrate_out_fails_cleanly(
         err.strip()
         == "3 files: 0 written, 0 unchanged, 3 failed; records: 0 migrated, 0 current, 0 failed"
     )
+
+
+class _Stalling(http.server.BaseHTTPRequestHandler):
+    """Answers the headers of a JSON file, then sends nothing more."""
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", "100")
+        self.end_headers()
+        self.wfile.write(b'{"schema_version": ')
+        self.wfile.flush()
+        time.sleep(3)
+
+    do_HEAD = do_GET
+
+
+def test_a_server_that_stops_answering_is_a_read_error_not_a_hang(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(remote, "HTTP_TIMEOUT", 0.5)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Stalling)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/run.json"
+        started = time.monotonic()
+        code, out, err = run(capsys, "validate", url, "--no-rules")
+        assert time.monotonic() - started < 2.5
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert code == 1 and err == ""
+    assert out.startswith(f"{url}: cannot read") or out.startswith(f"{url}: cannot open"), out

@@ -36,6 +36,8 @@ SPOOL_BYTES = 8 << 20
 """An object being written is kept in memory up to this size, then in a local temporary file."""
 PROBE_BYTES = 1 << 16
 """How much is read at a time when looking for the end of a line in a remote file."""
+HTTP_TIMEOUT = 60.0
+"""Seconds an HTTP server may take to accept a connection, and between two reads of an answer."""
 _SIZES_KEPT = 100_000
 """File sizes remembered from listings (a remote size otherwise costs a request)."""
 _sizes: dict[str, int] = {}
@@ -74,7 +76,7 @@ def filesystem(url: str) -> tuple[Any, str]:
     except ImportError as err:  # pragma: no cover - fsspec is a dependency
         raise MissingExtraError(scheme, "remote") from err
     try:
-        fs, path = url_to_fs(url)
+        fs, path = url_to_fs(url, **_options(scheme))
     except ImportError as err:
         raise MissingExtraError(scheme, EXTRAS.get(scheme)) from err
     except ValueError as err:
@@ -82,6 +84,16 @@ def filesystem(url: str) -> tuple[Any, str]:
             raise MissingExtraError(scheme, EXTRAS.get(scheme)) from err
         raise
     return fs, str(path)
+
+
+def _options(scheme: str) -> dict[str, Any]:
+    """Return the options of a protocol's file system: for HTTP, timeouts (none by default)."""
+    if scheme not in ("http", "https"):
+        return {}
+    import aiohttp  # the http extra; fsspec names it if it is missing
+
+    timeout = aiohttp.ClientTimeout(sock_connect=HTTP_TIMEOUT, sock_read=HTTP_TIMEOUT)
+    return {"client_kwargs": {"timeout": timeout}}
 
 
 def _streaming(fs: Any) -> bool:
@@ -270,14 +282,10 @@ def has_glob(url: str) -> bool:
 def isdir(url: str) -> bool:
     """Return whether a URL names a folder (False when that cannot be found out)."""
     try:
-        return list_files(url) is not None if url.endswith("/") else _isdir(url)
+        fs, path = filesystem(url)
+        return bool(_call(url, fs.isdir, path))
     except (OSError, MissingExtraError):
         return False
-
-
-def _isdir(url: str) -> bool:
-    fs, path = filesystem(url)
-    return bool(_call(url, fs.isdir, path))
 
 
 def join(url: str, relative: str) -> str:
