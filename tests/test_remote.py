@@ -358,3 +358,21 @@ def test_a_server_that_stops_answering_is_a_read_error_not_a_hang(
         server.server_close()
     assert code == 1 and err == ""
     assert out.startswith(f"{url}: cannot read") or out.startswith(f"{url}: cannot open"), out
+
+
+def test_file_urls_are_local_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = f"file://{DEMO / 'eee'}"
+    code, out, _ = run(
+        capsys, "migrate", source, "--to", "0.2.0", "--out", f"file://{tmp_path / 'u'}"
+    )
+    local = run(capsys, "migrate", str(DEMO / "eee"), "--to", "0.2.0", "--out", str(tmp_path / "p"))
+    assert code == local[0] == 0 and out.replace(source, str(DEMO / "eee")) == local[1]
+    files = sorted(
+        p.relative_to(tmp_path / "u") for p in (tmp_path / "u").rglob("*") if p.is_file()
+    )
+    assert files and files == sorted(
+        p.relative_to(tmp_path / "p") for p in (tmp_path / "p").rglob("*") if p.is_file()
+    )
+    assert all(
+        (tmp_path / "u" / f).read_bytes() == (tmp_path / "p" / f).read_bytes() for f in files
+    )

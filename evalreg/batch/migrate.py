@@ -244,7 +244,8 @@ def migrate_paths(
     # Files rewritten in place are synced one by one (each replaces the only copy of its
     # records) and their folders once each at the end. With --out the originals stay, so the
     # outputs are renamed into place unsynced and flushed all at once at the end.
-    synced = options.out is None or options.dry_run or remote.is_url(options.out)
+    stored = remote.is_url(options.out) and not remote.is_local_url(str(options.out))
+    synced = options.out is None or options.dry_run or stored  # a store has nothing to flush
     folders: set[Path] = set()
     if runner is not None:
         jobs = runner.jobs
