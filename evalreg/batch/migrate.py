@@ -15,6 +15,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from evalreg.batch import parallel
 from evalreg.batch.migrate_file import (
@@ -57,7 +58,13 @@ def _lean(event: RecordMigration | FileMigration) -> RecordMigration | FileMigra
     """Return `event` without its record, which need not cross a process boundary."""
     if isinstance(event, FileMigration) or event.result is None:
         return event
-    return replace(event, result=replace(event.result, record=None))
+    r = event.result  # built directly: `dataclasses.replace` costs several times as much
+    result = MigrationResult(
+        r.status, None, r.family, r.source, r.target, r.steps, r.notes, r.error, r.failed_step
+    )
+    if r.issues:
+        result = replace(result, issues=r.issues)
+    return RecordMigration(event.path, event.line, result, event.error, event.changes, event.count)
 
 
 def _succeeded(event: MigrationEvent) -> bool:
@@ -71,37 +78,47 @@ def _succeeded(event: MigrationEvent) -> bool:
     )
 
 
+def _alike(event: RecordMigration) -> tuple[Any, ...]:
+    """Return what records that succeeded alike share: the file and the result but the record."""
+    r = event.result
+    assert r is not None
+    return (event.path, r.status, r.family, r.source, r.target, r.steps, r.notes, r.issues)
+
+
 def _runs(events: Iterable[MigrationEvent], grouped: bool = False) -> list[MigrationEvent]:
     """Return lean `events` with the records that succeeded alike counted in one event each.
 
-    Alike: records of one file with equal results (status, versions, steps and notes; the
-    records themselves are gone, see `_lean`). Counted are the runs of such records on
-    consecutive lines; with `grouped`, all of them, at the first one's line, in the order of
-    first appearance. A worker sends these to the parent, which then handles one event per run
-    or group rather than one per record.
+    Alike: records of one file with equal results (status, versions, steps and notes; see
+    `_alike`). Counted are the runs of such records on consecutive lines; with `grouped`, all of
+    them, at the first one's line, in the order of first appearance. Only the events kept are
+    made lean (`_lean`). A worker sends these to the parent, which then handles one event per
+    run or group rather than one per record.
     """
     found: list[MigrationEvent] = []
     heads: dict[int, RecordMigration] = {}  # index in `found` -> the first record it counts
     counts: dict[int, int] = {}  # index in `found` -> how many records it counts
-    groups: dict[tuple[str, MigrationResult], int] = {}  # (path, result) -> index in `found`
-    run, next_line = -1, 0  # the run the next record may join (-1: none), and its line
+    groups: dict[tuple[Any, ...], int] = {}  # what records share -> index in `found`
+    run, run_key, next_line = -1, (), 0  # the run the next record may join (-1: none), its line
     for event in events:
         if not _succeeded(event):
-            found.append(event)
+            found.append(_lean(event))
             run = -1
             continue
-        assert isinstance(event, RecordMigration) and event.result is not None
+        assert isinstance(event, RecordMigration)
+        key = _alike(event)
         if grouped:
-            index = groups.setdefault((event.path, event.result), len(found))
-        elif run >= 0 and event.line == next_line and event.result == heads[run].result:
-            index = run  # a record of one file follows the last: the path is the same
+            index = groups.setdefault(key, len(found))
+        elif run >= 0 and event.line == next_line and key == run_key:
+            index = run  # a record of one file follows the last
         else:
             index = len(found)
         if index < len(found):
             counts[index] += 1
         else:
-            found.append(event)
-            heads[index], counts[index], run = event, 1, index
+            lean = _lean(event)
+            assert isinstance(lean, RecordMigration)
+            found.append(lean)
+            heads[index], counts[index], run, run_key = lean, 1, index, key
         next_line = (event.line or 0) + 1
     for index, count in counts.items():
         if count > 1:
@@ -128,8 +145,7 @@ def _migrate_part(
     """Migrate a whole file, or a range of a JSONL file (its migrated lines returned)."""
     if part.end is None:
         whole = migrate_file(registry, part.path, output, options, folders=folders)
-        return _runs((_lean(e) for e in whole), options.grouped), 0, None
-    events: list[RecordMigration | FileMigration] = []
+        return _runs(whole, options.grouped), 0, None
     lines = 0
 
     def items() -> Iterator[Item]:
@@ -150,10 +166,9 @@ def _migrate_part(
             yield cannot_read(part.path, failed)
 
     stream = io.BytesIO() if output is not None else None
-    for event in migrate_items(registry, items(), options, Tally(), stream):
-        events.append(_lean(event))
+    events = _runs(migrate_items(registry, items(), options, Tally(), stream), options.grouped)
     data = None if stream is None else stream.getvalue()
-    return _runs(events, options.grouped), lines, data
+    return events, lines, data
 
 
 def _migrate_unit(
