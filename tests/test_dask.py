@@ -288,3 +288,18 @@ def test_bags_compose_on_the_cluster(scheduler: str, registry: Registry, tmp_pat
         s: sum(1 for c in expected if c.status == s) for s in {c.status for c in expected}
     }
     assert list(lines) == [c.line for c in expected if c.status != "valid"]
+
+
+def test_without_the_dask_extra_scheduler_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if it were not installed
+    monkeypatch.delitem(sys.modules, "evalreg.dask")
+    with pytest.raises(SystemExit) as info:
+        main(["validate", str(DEMO), "--scheduler", "local"])
+    out, err = capsys.readouterr()
+    assert info.value.code == 2 and out == ""
+    assert err.strip().splitlines() == [
+        "evalreg: error: running on a Dask cluster needs the dask extra: "
+        "pip install 'evalreg[dask]'"
+    ]
