@@ -13,7 +13,11 @@ line's `--scheduler`) on a cluster's workers, with the same results in the same 
 process. Workers need evalreg (the same version) and the registry directories in use; the
 built-in one is each worker's own.
 
-Needs the `dask` extra (`dask[bag]` and `distributed`).
+Needs the `dask` extra (`dask[bag]` and `distributed`). A layer of its own between `evalreg.cli`
+(its only importer in evalreg) and the rooms it uses.
+
+May import: `evalreg.batch`, `evalreg.engine`, `evalreg.registry`, `evalreg.io`,
+`evalreg.errors`; never `evalreg.cli` or `evalreg.publish`.
 """
 
 from __future__ import annotations
