@@ -547,7 +547,8 @@ def benchmark(data: Path, sizes: Sizes, repeat: int, cores: int, idle: float) ->
         import scale
 
         inputs = {key: paths[key] for key in ("lines", "migrate_lines")}
-        scale.measure(inputs, sizes.lines, timed, repeat, report, out / "scale")
+        counts = {"lines": sizes.lines, "migrate_lines": sizes.migrate_lines}
+        scale.measure(inputs, counts, timed, repeat, report, out / "scale")
 
     # memory: a large JSONL file, default jobs
     label = f"{sizes.memory_lines:,} lines ({size('memory_lines') / 1e9:.1f} GB)"
