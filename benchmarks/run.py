@@ -3,6 +3,9 @@
     python benchmarks/run.py            # full sizes: about 4 GB of data, some minutes
     python benchmarks/run.py --quick    # small sizes, no waiting: a smoke run, figures mean little
 
+`benchmarks/scale.py` adds `--jobs 2` and a Dask cluster of two workers against `--jobs 1` on the
+instance file, beside the machine's two-process ceiling.
+
 The inputs are generated deterministically (`benchmarks/generate.py`) into `benchmarks/data/`
 (git-ignored, kept between runs; `--data DIR` puts them elsewhere). Every figure is a whole
 process timed by wall clock, the best of `--repeat` runs, the runs compared taking turns. The
@@ -534,6 +537,18 @@ def benchmark(data: Path, sizes: Sizes, repeat: int, cores: int, idle: float) ->
             same,
         )
     )
+
+    # scaling out: --jobs 2 and a Dask cluster of two workers on the instance files
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        report.targets.append(Target("Dask with 2 workers", "not installed", "dask extra", None))
+    else:
+        import scale
+
+        inputs = {key: paths[key] for key in ("lines", "migrate_lines")}
+        counts = {"lines": sizes.lines, "migrate_lines": sizes.migrate_lines}
+        scale.measure(inputs, counts, timed, repeat, report, out / "scale")
 
     # memory: a large JSONL file, default jobs
     label = f"{sizes.memory_lines:,} lines ({size('memory_lines') / 1e9:.1f} GB)"

@@ -13,11 +13,13 @@ from evalreg.engine.registry import Registry, default_registry, load_registry
 from evalreg.engine.steps import Note, Param, Step, StepContext
 from evalreg.engine.validators import Issue
 from evalreg.errors import (
+    ClusterError,
     DataLossError,
     EvalregError,
     IntegrityError,
     InvalidVersionError,
     MigrationError,
+    MissingExtraError,
     NoMigrationPathError,
     ParameterError,
     ReadError,
@@ -69,6 +71,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "Candidate",
     "Change",
+    "ClusterError",
     "DataLossError",
     "Detection",
     "EvalregError",
@@ -79,6 +82,7 @@ __all__ = [
     "Issue",
     "MigrationError",
     "MigrationResult",
+    "MissingExtraError",
     "NoMigrationPathError",
     "Note",
     "Param",

@@ -170,3 +170,31 @@ class PublishError(EvalregError):
     def __init__(self, message: str, path: str = "") -> None:
         self.path = path
         super().__init__(f"{path}: {message}" if path else message)
+
+
+class MissingExtraError(EvalregError, ImportError):
+    """A URL's protocol, or a feature, needs a package that an extra of evalreg installs."""
+
+    def __init__(self, what: str, extra: str | None) -> None:
+        self.what = what
+        self.extra = extra
+        if extra is None:
+            message = f"no installed package reads {what}:// URLs"
+        elif what == "dask":
+            message = f"running on a Dask cluster needs the {extra} extra"
+        else:
+            message = f"reading {what}:// URLs needs the {extra} extra"
+        fix = f": pip install 'evalreg[{extra}]'" if extra else ""
+        super().__init__(message + fix)
+
+
+class ClusterError(EvalregError):
+    """A Dask scheduler cannot be reached, or a local cluster cannot start."""
+
+    def __init__(self, address: str, reason: str) -> None:
+        self.address = address
+        self.reason = reason
+        super().__init__(
+            f"cannot use the Dask scheduler {address!r}: {reason} "
+            "(give its address as tcp://HOST:PORT, or `local`)"
+        )

@@ -425,26 +425,31 @@ def validate_paths(
     version: str | None = None,
     jobs: int = 1,
     rules: Selection = ALL_RULES,
+    runner: parallel.Runner | None = None,
 ) -> Iterator[RecordCheck | ValidRun | RuleFinding]:
     """Yield the check of every record under `paths` that is not valid, in file then line order.
 
     Valid records are counted in runs (`ValidRun`) between the others. The families' rules of
     `rules` run on every record (warnings are reported, and leave it valid); the findings of
     rules across files come last, once every file is read. With `jobs` above one and enough
-    input, files and ranges of large JSONL files are checked by that many processes; the
-    results, and their order, are the same as with one.
+    input, files and ranges of large JSONL files are checked by that many processes, or with
+    `runner` (a Dask cluster, say) by its workers whatever the size of the input; the results,
+    and their order, are the same as with one.
     """
     version = _forced_version(registry, family, version)
     roots = [os.fspath(p) for p in paths]
     quick = _QuickCheck(registry, family, version, rules)
+    always = runner is not None and STDIN not in roots
+    jobs = runner.jobs if runner is not None else jobs
     jobs = 1 if STDIN in roots else jobs
-    files, units = parallel.plan(iter_files(roots, include, exclude), jobs)
+    files, units = parallel.plan(iter_files(roots, include, exclude), jobs, always=always)
     if units is None:
         with parallel.frozen():
             for path in files:
                 yield from quick.file(path)
     else:
-        yield from _gather(quick, units, registry, jobs, (family, version, rules))
+        args = (family, version, rules)
+        yield from _gather(quick, units, registry, jobs, args, runner)
     if quick.rules is not None:
         yield from _across(quick.rules.finish())
 
@@ -455,10 +460,12 @@ def _gather(
     registry: Registry,
     jobs: int,
     args: tuple[Any, ...],
+    runner: parallel.Runner | None,
 ) -> Iterator[RecordCheck | ValidRun]:
     """Yield the results of the workers' units in input order, keeping their summaries."""
     offset = 0
-    for unit, (found, summaries) in parallel.imap(_check_unit, units, registry, jobs, args):
+    results = parallel.imap(_check_unit, units, registry, jobs, args, runner=runner)
+    for unit, (found, summaries) in results:
         if quick.rules is not None:
             quick.rules.take(summaries)
         for part, checked in zip(unit, found, strict=True):

@@ -9,12 +9,13 @@ the rest.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
-import shutil
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from evalreg.batch import inplace, parallel
 from evalreg.batch.migrate_file import (
@@ -33,14 +34,9 @@ from evalreg.batch.migrate_file import (
 from evalreg.batch.walk import iter_files
 from evalreg.engine.migrate import MigrationResult
 from evalreg.engine.registry import Registry
+from evalreg.io import remote
 from evalreg.io.readers import JSONL_CHUNK, Item, cannot_read, jsonl_items, read_range
-from evalreg.io.writers import (
-    WRITE_BUFFER,
-    leftovers,
-    sync_folders,
-    sync_written,
-    temporary_name,
-)
+from evalreg.io.writers import leftovers, sync_folders, sync_written
 
 
 def _output_path(path: str, root: str | None, options: MigrateOptions) -> str | None:
@@ -62,7 +58,13 @@ def _lean(event: RecordMigration | FileMigration) -> RecordMigration | FileMigra
     """Return `event` without its record, which need not cross a process boundary."""
     if isinstance(event, FileMigration) or event.result is None:
         return event
-    return replace(event, result=replace(event.result, record=None))
+    r = event.result  # built directly: `dataclasses.replace` costs several times as much
+    result = MigrationResult(
+        r.status, None, r.family, r.source, r.target, r.steps, r.notes, r.error, r.failed_step
+    )
+    if r.issues:
+        result = replace(result, issues=r.issues)
+    return RecordMigration(event.path, event.line, result, event.error, event.changes, event.count)
 
 
 def _succeeded(event: MigrationEvent) -> bool:
@@ -76,37 +78,47 @@ def _succeeded(event: MigrationEvent) -> bool:
     )
 
 
+def _alike(event: RecordMigration) -> tuple[Any, ...]:
+    """Return what records that succeeded alike share: the file and the result but the record."""
+    r = event.result
+    assert r is not None
+    return (event.path, r.status, r.family, r.source, r.target, r.steps, r.notes, r.issues)
+
+
 def _runs(events: Iterable[MigrationEvent], grouped: bool = False) -> list[MigrationEvent]:
     """Return lean `events` with the records that succeeded alike counted in one event each.
 
-    Alike: records of one file with equal results (status, versions, steps and notes; the
-    records themselves are gone, see `_lean`). Counted are the runs of such records on
-    consecutive lines; with `grouped`, all of them, at the first one's line, in the order of
-    first appearance. A worker sends these to the parent, which then handles one event per run
-    or group rather than one per record.
+    Alike: records of one file with equal results (status, versions, steps and notes; see
+    `_alike`). Counted are the runs of such records on consecutive lines; with `grouped`, all of
+    them, at the first one's line, in the order of first appearance. Only the events kept are
+    made lean (`_lean`). A worker sends these to the parent, which then handles one event per
+    run or group rather than one per record.
     """
     found: list[MigrationEvent] = []
     heads: dict[int, RecordMigration] = {}  # index in `found` -> the first record it counts
     counts: dict[int, int] = {}  # index in `found` -> how many records it counts
-    groups: dict[tuple[str, MigrationResult], int] = {}  # (path, result) -> index in `found`
-    run, next_line = -1, 0  # the run the next record may join (-1: none), and its line
+    groups: dict[tuple[Any, ...], int] = {}  # what records share -> index in `found`
+    run, run_key, next_line = -1, (), 0  # the run the next record may join (-1: none), its line
     for event in events:
         if not _succeeded(event):
-            found.append(event)
+            found.append(_lean(event))
             run = -1
             continue
-        assert isinstance(event, RecordMigration) and event.result is not None
+        assert isinstance(event, RecordMigration)
+        key = _alike(event)
         if grouped:
-            index = groups.setdefault((event.path, event.result), len(found))
-        elif run >= 0 and event.line == next_line and event.result == heads[run].result:
-            index = run  # a record of one file follows the last: the path is the same
+            index = groups.setdefault(key, len(found))
+        elif run >= 0 and event.line == next_line and key == run_key:
+            index = run  # a record of one file follows the last
         else:
             index = len(found)
         if index < len(found):
             counts[index] += 1
         else:
-            found.append(event)
-            heads[index], counts[index], run = event, 1, index
+            lean = _lean(event)
+            assert isinstance(lean, RecordMigration)
+            found.append(lean)
+            heads[index], counts[index], run, run_key = lean, 1, index, key
         next_line = (event.line or 0) + 1
     for index, count in counts.items():
         if count > 1:
@@ -114,24 +126,26 @@ def _runs(events: Iterable[MigrationEvent], grouped: bool = False) -> list[Migra
     return found
 
 
-Ranged = tuple[list[MigrationEvent], int, str | None]
-"""What a worker reports of one part: its events (in runs), its number of lines, and a write
-error."""
+Ranged = tuple[list[MigrationEvent], int, bytes | None]
+"""What a worker reports of one part: its events (in runs), its number of lines, and for a range
+of a JSONL file being written, its migrated lines (about `RANGE_OUT_BYTES` at most), which the
+parent writes into the file in order."""
+RANGE_OUT_BYTES = 4 << 20
+"""A large JSONL file being migrated is cut into ranges of at most this size: the migrated bytes
+of each come back to the parent whole, so this bounds what one result holds."""
 
 
 def _migrate_part(
     registry: Registry,
     part: parallel.Part,
     output: str | None,
-    scratch: str | None,
     options: MigrateOptions,
     folders: set[Path],
 ) -> Ranged:
-    """Migrate a whole file, or a range of a JSONL file into the file `scratch`."""
+    """Migrate a whole file, or a range of a JSONL file (its migrated lines returned)."""
     if part.end is None:
         whole = migrate_file(registry, part.path, output, options, folders=folders)
-        return _runs((_lean(e) for e in whole), options.grouped), 0, None
-    events: list[RecordMigration | FileMigration] = []
+        return _runs(whole, options.grouped), 0, None
     lines = 0
 
     def items() -> Iterator[Item]:
@@ -151,30 +165,23 @@ def _migrate_part(
         if failed is not None:
             yield cannot_read(part.path, failed)
 
-    try:
-        with contextlib.ExitStack() as stack:
-            stream = None
-            if scratch is not None:
-                Path(scratch).parent.mkdir(parents=True, exist_ok=True)
-                stream = stack.enter_context(open(scratch, "wb", buffering=WRITE_BUFFER))
-            for event in migrate_items(registry, items(), options, Tally(), stream):
-                events.append(_lean(event))
-    except OSError as err:
-        return _runs(events, options.grouped), lines, err.strerror or str(err)
-    return _runs(events, options.grouped), lines, None
+    stream = io.BytesIO() if output is not None else None
+    events = _runs(migrate_items(registry, items(), options, Tally(), stream), options.grouped)
+    data = None if stream is None else stream.getvalue()
+    return events, lines, data
 
 
 def _migrate_unit(
     registry: Registry,
-    task: tuple[parallel.Unit, tuple[str | None, ...], tuple[str | None, ...]],
+    task: tuple[parallel.Unit, tuple[str | None, ...]],
     options: MigrateOptions,
 ) -> list[Ranged]:
-    unit, outputs, scratches = task
+    unit, outputs = task
     folders: set[Path] = set()
     try:
         return [
-            _migrate_part(registry, part, output, scratch, options, folders)
-            for part, output, scratch in zip(unit, outputs, scratches, strict=True)
+            _migrate_part(registry, part, output, options, folders)
+            for part, output in zip(unit, outputs, strict=True)
         ]
     finally:
         if options.out is None:
@@ -185,15 +192,16 @@ def _join_ranges(
     path: str,
     output: str | None,
     options: MigrateOptions,
-    ranges: Iterable[tuple[Ranged, str | None, int]],
+    ranges: Iterable[tuple[Ranged, int]],
     folders: set[Path],
     guard: inplace.Guard | Exception | None = None,
 ) -> Iterator[RecordMigration | FileMigration]:
     """Report and write a JSONL file migrated in ranges, as `migrate_file` would.
 
-    `ranges`: each range's results, its scratch file and where it ends. `guard`: the lock of a
-    file rewritten in place, or why it could not be locked: then the file is left as it was, and
-    its records are not reported, since another process may have been rewriting what was read.
+    `ranges`: each range's results (its migrated lines among them) and where it ends. `guard`:
+    the lock of a file rewritten in place, or why it could not be locked: then the file is left
+    as it was, and its records are not reported, since another process may have been rewriting
+    what was read.
     """
     if isinstance(guard, Exception):
         for _ in ranges:
@@ -209,17 +217,12 @@ def _join_ranges(
             stream = None
             if output is not None:
                 stream = stack.enter_context(writer_for(path, output, options, folders, guard))
-            for (events, lines, error), scratch, end in ranges:
+            for (events, lines, data), end in ranges:
                 for event in events:
                     assert isinstance(event, RecordMigration)
                     yield tally.add(event.shifted(offset) if offset else event)
-                if error is not None:
-                    failure = cannot_write(output, error)
-                    raise Abandon
-                if stream is not None and scratch is not None:
-                    with open(scratch, "rb") as part:
-                        shutil.copyfileobj(part, stream, 1 << 20)
-                    os.remove(scratch)
+                if stream is not None and data is not None:
+                    stream.write(data)
                 offset += lines
                 if isinstance(guard, inplace.Guard):
                     guard.size = end  # the bytes read, which the file must still hold
@@ -257,17 +260,21 @@ def migrate_paths(
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
     jobs: int = 1,
+    runner: parallel.Runner | None = None,
 ) -> Iterator[RecordMigration | FileMigration | Leftover]:
     """Migrate every file under `paths`; yield each record's outcome and each file's.
 
     With `jobs` above one and enough input, files and ranges of large JSONL files are migrated
-    by that many processes: the files written and the outcomes reported, in their order, are the
+    by that many processes, or with `runner` (a Dask cluster, say) by its workers whatever the
+    size of the input: the files written and the outcomes reported, in their order, are the
     same as with one, except that the results carry no records (they are in the files) and that
     records that succeeded alike come as one outcome with their `count` (see `RecordMigration`).
 
     Files rewritten in place are locked while they are migrated, and left as they were if they
     change meanwhile (see `inplace`). In each folder written to, temporary files left by
     processes no longer running are removed, and reported as `Leftover`s (not with `dry_run`).
+    Whole files are written by the process that migrates them; the migrated lines of a range of
+    a large JSONL file come back to this process, which writes the file.
     """
     outputs: deque[str | None] = deque()  # of the files walked, in order
     found: deque[Leftover] = deque()  # temporary files of dead processes, removed
@@ -276,13 +283,13 @@ def migrate_paths(
 
     def walk() -> Iterator[str]:
         for root in paths:
-            base = root if os.path.isdir(root) else None
+            base = _base(root)
             for path in iter_files([root], include, exclude):
                 output = _output_path(path, base, options)
                 if output == path and path.lower().endswith(".jsonl"):
                     with contextlib.suppress(OSError):  # as planned, to be locked as it is
                         planned[path] = os.stat(path)
-                if output is not None:
+                if output is not None and not remote.is_url(output):
                     folder = os.path.dirname(output) or os.curdir
                     if folder not in scanned:
                         scanned.add(folder)
@@ -297,9 +304,13 @@ def migrate_paths(
     # Files rewritten in place are synced one by one (each replaces the only copy of its
     # records) and their folders once each at the end. With --out the originals stay, so the
     # outputs are renamed into place unsynced and flushed all at once at the end.
-    synced = options.out is None or options.dry_run
+    stored = remote.is_url(options.out) and not remote.is_local_url(str(options.out))
+    synced = options.out is None or options.dry_run or stored  # a store has nothing to flush
     folders: set[Path] = set()
-    files, units = parallel.plan(walk(), jobs)
+    if runner is not None:
+        jobs = runner.jobs
+    always = runner is not None
+    files, units = parallel.plan(walk(), jobs, always=always, range_max=RANGE_OUT_BYTES)
     if units is None:
         try:
             with parallel.frozen():
@@ -310,41 +321,35 @@ def migrate_paths(
         finally:
             sync_written(folders, files_synced=synced)
         return
-    scratches: list[str] = []
     guards: deque[inplace.Guard | Exception] = deque()  # of files in ranges written in place
 
-    def tasks() -> Iterator[tuple[parallel.Unit, tuple[str | None, ...], tuple[str | None, ...]]]:
+    def tasks() -> Iterator[tuple[parallel.Unit, tuple[str | None, ...]]]:
         assert units is not None
         target: str | None = None
         for unit in units:
-            targets, parts = [], []
+            targets = []
             for part in unit:
                 if part.start == 0:  # a file begins (the ranges of one file share its output)
                     target = outputs.popleft()
                     if not part.whole and target == part.path:
                         guards.append(_lock(part.path, planned.pop(part.path, None)))
                 targets.append(target)
-                scratch = None
-                if not part.whole and target is not None:
-                    scratch = _scratch_name(target, part.start)
-                    scratches.append(scratch)
-                parts.append(scratch)
-            yield unit, tuple(targets), tuple(parts)
+            yield unit, tuple(targets)
 
-    results = parallel.imap(_migrate_unit, tasks(), registry, jobs, (options,))
+    results = parallel.imap(_migrate_unit, tasks(), registry, jobs, (options,), runner=runner)
     flat = (
-        (part, output, scratch, found)
-        for (unit, targets, parts), ranged in results
-        for part, output, scratch, found in zip(unit, targets, parts, ranged, strict=True)
+        (part, output, found)
+        for (unit, targets), ranged in results
+        for part, output, found in zip(unit, targets, ranged, strict=True)
     )
     finished = False
     try:
-        for part, output, scratch, ranged in flat:
+        for part, output, ranged in flat:
             yield from cleared()
             if part.whole:
                 yield from ranged[0]
                 continue
-            ranges = _file_ranges(part, scratch, ranged, flat)
+            ranges = _file_ranges(part, ranged, flat)
             guard = guards.popleft() if output == part.path else None
             try:
                 yield from _join_ranges(part.path, output, options, ranges, folders, guard)
@@ -356,13 +361,10 @@ def migrate_paths(
         yield from cleared()
         finished = True
     finally:
-        results.close()  # stops the workers before their scratch files go
+        results.close()  # stops the workers
         for held in guards:
             if isinstance(held, inplace.Guard):
                 held.release()
-        for scratch in scratches:
-            with contextlib.suppress(OSError):
-                os.remove(scratch)
         if not finished:  # stopped (a signal, Ctrl-C): workers may have been writing
             for folder in list(scanned):
                 _clear_leftovers(folder)
@@ -371,17 +373,26 @@ def migrate_paths(
         sync_written(folders, files_synced=synced)
 
 
+def _base(root: str) -> str | None:
+    """Return the folder that outputs mirror for files found under `root` (None: a file)."""
+    if not remote.is_url(root):
+        return root if os.path.isdir(root) else None
+    if remote.has_glob(root):
+        first = min(i for i in (root.find(c) for c in "*?[") if i >= 0)
+        return root[: root.rfind("/", 0, first)]
+    return root if remote.isdir(root) else None
+
+
 def _file_ranges(
     part: parallel.Part,
-    scratch: str | None,
     found: Ranged,
-    rest: Iterator[tuple[parallel.Part, str | None, str | None, Ranged]],
-) -> Iterator[tuple[Ranged, str | None, int]]:
+    rest: Iterator[tuple[parallel.Part, str | None, Ranged]],
+) -> Iterator[tuple[Ranged, int]]:
     """Yield the results of the ranges of one file, the first given, the others from `rest`."""
-    yield found, scratch, part.end or 0
+    yield found, part.end or 0
     while not part.last:
-        part, _, scratch, found = next(rest)
-        yield found, scratch, part.end or 0
+        part, _, found = next(rest)
+        yield found, part.end or 0
 
 
 def _lock(path: str, seen: os.stat_result | None) -> inplace.Guard | Exception:
@@ -405,9 +416,3 @@ def _lock(path: str, seen: os.stat_result | None) -> inplace.Guard | Exception:
             f"{guard.identity[2]:,} bytes now)"
         )
     return guard
-
-
-def _scratch_name(output: str, start: int) -> str:
-    """Return where a worker writes the migrated lines of the range of `output` at `start`."""
-    head, name = os.path.split(output)
-    return temporary_name(head or os.curdir, name, f"{start:x}", "part")

@@ -15,6 +15,7 @@ from typing import IO, Any, Literal
 from evalreg.batch.inplace import FileBusy, FileChanged, Guard, guarded
 from evalreg.engine.migrate import MigrationResult, ValidateMode, migrate_record
 from evalreg.engine.registry import Registry
+from evalreg.io import remote
 from evalreg.io.codec import dumps
 from evalreg.io.readers import (
     STDIN,
@@ -294,7 +295,12 @@ def writer_for(
     folders: set[Path] | None,
     guard: Guard | None,
 ) -> contextlib.AbstractContextManager[IO[bytes]]:
-    """Return the atomic writer of the output of `path` (with its backup, if in place)."""
+    """Return the writer of the output of `path`: a local file atomically (with its backup, if
+    rewritten in place), a URL (but `file://`) as one object sent when complete."""
+    if remote.is_url(output):
+        if not remote.is_local_url(output):
+            return remote.url_writer(output)
+        output = remote.local_path(output)
     in_place = output == path
     return atomic_writer(
         output,

@@ -17,9 +17,11 @@ import os
 import threading
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 from evalreg.batch import signals
+from evalreg.errors import MissingExtraError
+from evalreg.io import remote
 from evalreg.io.readers import file_kind, line_ranges
 
 if TYPE_CHECKING:
@@ -76,41 +78,51 @@ def _splittable(path: str) -> bool:
 
 def _size(path: str) -> int:
     try:
-        return os.stat(path).st_size
-    except OSError:
+        return remote.size(path) if remote.is_url(path) else os.stat(path).st_size
+    except (OSError, MissingExtraError):
         return 0  # reading it will report the problem
 
 
-def plan(paths: Iterable[str], jobs: int) -> tuple[list[str], Iterator[Unit] | None]:
+def plan(
+    paths: Iterable[str],
+    jobs: int,
+    *,
+    always: bool = False,
+    range_max: int | None = None,
+) -> tuple[list[str], Iterator[Unit] | None]:
     """Cut files into units of work for `jobs` processes, as they come.
 
-    Returns every path and no units where one process is best: with one job, and for inputs too
-    small to be worth a pool (found out by reading ahead until there is enough). Otherwise
-    returns no paths and the units, which take the paths from `paths` as they are consumed.
+    Returns every path and no units where one process is best: with one job, and for inputs
+    too small to be worth a pool (found out by reading ahead until there is enough), unless
+    `always` (another engine computes the units). Otherwise returns no paths and the units,
+    which take the paths from `paths` as they are consumed; ranges of large JSONL files are at
+    most `range_max` bytes (default and ceiling: `RANGE_MAX_BYTES`).
     """
+    least = 0 if always else POOL_MIN_BYTES
+    range_max = RANGE_MAX_BYTES if range_max is None else min(range_max, RANGE_MAX_BYTES)
     paths = iter(paths)
     ahead: list[tuple[str, int]] = []
     total = 0
-    if jobs > 1:
+    if jobs > 1 or always:
         for path in paths:
             ahead.append((path, _size(path)))
             total += ahead[-1][1]
-            if total >= POOL_MIN_BYTES:
+            if total >= least:
                 # Only files that may be cut into ranges need their true size from here on; the
                 # others are grouped as if of the typical size seen so far. Sizing every file
                 # would cost the parent, which hands out all the work, a tenth of a worker's.
                 typical = total // len(ahead)
                 rest = ((p, _size(p) if _splittable(p) else typical) for p in paths)
-                return [], _units(itertools.chain(ahead, rest), jobs)
+                return [], _units(itertools.chain(ahead, rest), jobs, range_max)
     return [path for path, _ in ahead] + list(paths), None
 
 
-def _units(sized: Iterable[tuple[str, int]], jobs: int) -> Iterator[Unit]:
+def _units(sized: Iterable[tuple[str, int]], jobs: int, range_max: int) -> Iterator[Unit]:
     """Yield runs of whole files, and each range of a large JSONL file as a unit of its own."""
     batch: list[Part] = []
     batch_bytes = 0
     for path, size in sized:
-        chunk = min(max(size // (8 * jobs), RANGE_MIN_BYTES), RANGE_MAX_BYTES)
+        chunk = min(max(size // (8 * jobs), RANGE_MIN_BYTES), range_max)
         if size > chunk and _splittable(path):
             try:
                 ranges = line_ranges(path, size, chunk)
@@ -172,19 +184,48 @@ def _call(task: tuple[Callable[..., R], Any, tuple[Any, ...]]) -> R:
     return function(_registry, unit, *args)
 
 
+class Runner(Protocol):
+    """Another engine that computes units of work (a Dask cluster: `evalreg.dask.DaskRunner`)."""
+
+    @property
+    def jobs(self) -> int:
+        """Return how many units it computes at once."""
+        ...
+
+    def imap(
+        self,
+        function: Callable[..., R],
+        units: Iterable[U],
+        registry: Registry,
+        args: tuple[Any, ...],
+    ) -> Generator[tuple[U, R], None, None]:
+        """Yield each unit with `function(registry, unit, *args)`, in the order of `units`."""
+        ...
+
+
+WINDOW_PER_JOB = 4
+"""Units handed out ahead of the one whose result is awaited, per job: the results waiting to be
+taken (a range's migrated lines, up to a few MB each) stay bounded in number."""
+
+
 def imap(
     function: Callable[..., R],
     units: Iterable[U],
     registry: Registry,
     jobs: int,
     args: tuple[Any, ...] = (),
+    *,
+    runner: Runner | None = None,
 ) -> Generator[tuple[U, R], None, None]:
     """Yield each unit with `function(registry, unit, *args)`, computed by `jobs` processes.
 
-    Units are taken from `units` as workers are ready for them, and come back in their order.
-    `function`, the units and `args` must be picklable; the results should be small (problems,
-    counts), since they cross a process boundary.
+    Units are taken from `units` as workers are ready for them (at most `WINDOW_PER_JOB` per job
+    ahead of the results taken), and come back in their order. `function`, the units and `args`
+    must be picklable; the results cross a process boundary. With `runner`, it computes them.
     """
+    if runner is not None:
+        yield from runner.imap(function, units, registry, args)
+        return
     import multiprocessing  # only when a pool starts: it costs start-up time
 
     global _registry
@@ -202,16 +243,25 @@ def imap(
     else:
         initargs = (tuple(str(d) for d in registry.directories),)
     sent: deque[U] = deque()
+    window = threading.Semaphore(WINDOW_PER_JOB * jobs)
+    stopped = threading.Event()
 
     def tasks() -> Iterator[tuple[Callable[..., R], U, tuple[Any, ...]]]:
         for unit in units:  # in the pool's thread that hands out the tasks
+            while not window.acquire(timeout=0.1):
+                if stopped.is_set():
+                    return
             sent.append(unit)
             yield function, unit, args
 
     try:
         with context.Pool(jobs, _start_worker, initargs) as pool:
-            for result in pool.imap(_call, tasks()):
-                yield sent.popleft(), result
+            try:
+                for result in pool.imap(_call, tasks()):
+                    window.release()
+                    yield sent.popleft(), result
+            finally:
+                stopped.set()  # before the pool stops: it waits for the thread handing out tasks
     finally:
         _registry = None
         if forked:

@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
+from evalreg.io import remote
 from evalreg.io.readers import STDIN, SUFFIXES
 
 DEFAULT_INCLUDE = tuple(f"*{s}{gz}" for s in SUFFIXES for gz in ("", ".gz"))
@@ -61,11 +62,18 @@ def iter_files(
     In a directory, only files matching `include` (default: every supported suffix) and not
     `exclude` are taken; hidden files and folders (names starting with `.`) are skipped, and
     symbolic links to folders are not followed. Paths that do not exist are yielded as given,
-    so that reading them reports the problem.
+    so that reading them reports the problem. URLs are walked alike, through `io.remote`; a URL
+    with glob characters (`s3://bucket/runs/*/*.jsonl`) stands for the files it matches.
+
+    Raises:
+        MissingExtraError: a URL's protocol needs a package that is not installed.
     """
     included, excluded = _Globs(tuple(include) or DEFAULT_INCLUDE), _Globs(exclude)
     for path in paths:
         text = os.fspath(path)
+        if remote.is_url(text):
+            yield from _walk_url(text, included, excluded)
+            continue
         if text == STDIN or not os.path.isdir(text):
             if not excluded(Path(text).as_posix()):
                 yield text
@@ -85,3 +93,26 @@ def iter_files(
                 relative = prefix + name
                 if included(relative) and not excluded(relative):
                     yield base + name
+
+
+def _walk_url(url: str, included: _Globs, excluded: _Globs) -> Iterator[str]:
+    """Yield the files of a URL: a file as given, a folder's or a glob's files in sorted order."""
+    try:
+        if remote.has_glob(url):
+            for name in remote.glob(url):
+                relative = name.rsplit("/", 1)[-1]
+                if not relative.startswith(".") and included(relative) and not excluded(relative):
+                    yield name
+            return
+        files = remote.list_files(url)
+    except OSError:
+        files = None  # reading it reports the problem
+    if files is None:
+        if not excluded(url.rsplit("/", 1)[-1]):
+            yield url
+        return
+    prefix = len(url.rstrip("/")) + 1
+    for name in files:
+        relative = name[prefix:]
+        if included(relative) and not excluded(relative):
+            yield name

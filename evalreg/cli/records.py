@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -65,6 +64,24 @@ def _jobs(jobs: int | None) -> int:
     from evalreg.batch.parallel import cpu_count
 
     return cpu_count() if jobs is None else jobs
+
+
+scheduler_option = click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    default=None,
+    help="Run on the Dask cluster whose scheduler is at ADDRESS (tcp://HOST:PORT), or `local` "
+    "for a local cluster of --jobs workers; the output is the same (needs evalreg[dask]).",
+)
+
+
+def _runner(scheduler: str | None, jobs: int | None) -> Any:
+    """Return the runner of a Dask cluster (closed with the command), or None without one."""
+    if scheduler is None:
+        return None
+    from evalreg.dask import connect
+
+    return click.get_current_context().with_resource(connect(scheduler, _jobs(jobs)))
 
 
 def _where(path: str, line: int | None) -> str:
@@ -165,6 +182,7 @@ REPORTERS: dict[str, Callable[[Any, bool], Iterator[str]]] = {
     help="The least severe rule findings to report: error leaves warnings out.",
 )
 @jobs_option
+@scheduler_option
 @progress_option
 @pass_context
 def validate_command(
@@ -181,6 +199,7 @@ def validate_command(
     rule_ids: tuple[str, ...],
     severity: str,
     jobs: int | None,
+    scheduler: str | None,
     progress: bool | None,
 ) -> None:
     """Validate every record against its family's schema at its version, and its rules.
@@ -213,6 +232,7 @@ def validate_command(
         version=version,
         jobs=_jobs(jobs),
         rules=selection,
+        runner=_runner(scheduler, jobs),
     )
     shown = progress_for("validate", paths, include, exclude, progress)
     # A record's check counts one record, a run of valid ones its length, a finding none.
@@ -261,9 +281,10 @@ def validate_command(
     "--out",
     type=click.Path(file_okay=False),
     metavar="DIR",
-    help="Write migrated files under DIR, mirroring the input tree.",
+    help="Write migrated files under DIR or a store URL (s3://, hf://, ...), mirroring the "
+    "input tree.",
 )
-@click.option("--in-place", is_flag=True, help="Replace each file atomically.")
+@click.option("--in-place", is_flag=True, help="Replace each local file atomically.")
 @click.option(
     "--backup",
     metavar="SUFFIX",
@@ -303,6 +324,7 @@ def validate_command(
     "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
 @jobs_option
+@scheduler_option
 @progress_option
 @pass_context
 def migrate_command(
@@ -322,6 +344,7 @@ def migrate_command(
     allow_loss: bool,
     fmt: str,
     jobs: int | None,
+    scheduler: str | None,
     progress: bool | None,
 ) -> None:
     """Migrate records to another version along the chain of migration steps.
@@ -344,6 +367,8 @@ def migrate_command(
         fail("--overwrite-backup goes with --backup")
     if "-" in paths:
         fail("migrate reads files, not standard input; use evalreg.load() for streams")
+    if in_place and any("://" in p for p in paths):
+        fail("--in-place rewrites local files only; write URLs elsewhere with --out DIR|URL")
     registry = context.registry
     params = parse_params(settings)
     check_params(registry, params, family)
@@ -368,7 +393,13 @@ def migrate_command(
     records = {"migrated": 0, "current": 0, "failed": 0}
     planned: set[tuple[str, str, str]] = set()
     events = migrate_paths(
-        registry, paths, options, include=include, exclude=exclude, jobs=_jobs(jobs)
+        registry,
+        paths,
+        options,
+        include=include,
+        exclude=exclude,
+        jobs=_jobs(jobs),
+        runner=_runner(scheduler, jobs),
     )
     notes = _NoteGroups()
     shown = progress_for("migrate", paths, include, exclude, progress)

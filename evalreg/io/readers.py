@@ -3,6 +3,7 @@
 Supported: `.json` (one document), `.jsonl` (one record a line, streamed), `.yaml` / `.yml`
 (safe loading; one record per YAML document), each optionally gzip-compressed (`.gz`), and
 `-` for standard input. Walking directories for the files to read is `evalreg.batch.walk`'s part.
+A path that is a URL (`s3://...`) is opened through `evalreg.io.remote`; local paths never are.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, Any, Literal
 
+from evalreg.io import remote
 from evalreg.io.codec import DecodeError, DuplicateKeyError, loads, loads_lines
 from evalreg.io.streams import open_gzip, open_regular, open_regular_fd
 
@@ -76,6 +78,8 @@ def open_binary(path: str | os.PathLike[str]) -> IO[bytes]:
     """
     if str(path) == STDIN:
         return sys.stdin.buffer
+    if remote.is_url(path):
+        return remote.open_url(str(path))
     if is_gzip(path):
         return open_gzip(path, STREAM_BUFFER)
     return open_regular(path, buffering=STREAM_BUFFER)
@@ -168,8 +172,7 @@ def read_range(path: str, start: int, end: int) -> Iterator[bytes]:
     Raises:
         OSError: the file cannot be opened or read.
     """
-    with open_regular(path, buffering=STREAM_BUFFER) as stream:
-        stream.seek(start)
+    with _open_at(path, start, end) as stream:
         left = end - start
         for line in stream:
             yield line
@@ -231,9 +234,17 @@ def read_range_blocks(path: str, start: int, end: int) -> Iterator[Block]:
     Raises:
         OSError: the file cannot be opened or read.
     """
-    with open_regular(path) as stream:
-        stream.seek(start)
+    with _open_at(path, start, end) as stream:
         yield from read_blocks(stream, end - start)
+
+
+def _open_at(path: str, start: int, end: int) -> IO[bytes]:
+    """Open a plain file (or a URL's bytes `[start, end)`) at byte `start`."""
+    if remote.is_url(path):
+        return io.BytesIO(remote.read_url_range(path, start, end))
+    stream = open_regular(path, buffering=STREAM_BUFFER)
+    stream.seek(start)
+    return stream
 
 
 def line_ranges(path: str, size: int, chunk: int) -> list[tuple[int, int]]:
@@ -242,6 +253,8 @@ def line_ranges(path: str, size: int, chunk: int) -> list[tuple[int, int]]:
     Raises:
         OSError: the file cannot be opened or read.
     """
+    if remote.is_url(path):
+        return remote.line_ranges(path, size, chunk)
     bounds = [0]
     with open_regular(path) as stream:
         while bounds[-1] + chunk < size:
@@ -261,6 +274,8 @@ def read_whole(path: str) -> bytes:
     Raises:
         OSError: the file cannot be opened or read.
     """
+    if remote.is_url(path):
+        return remote.read_url(path)
     fd = open_regular_fd(path)
     try:
         size = os.fstat(fd).st_size

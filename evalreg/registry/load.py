@@ -25,7 +25,7 @@ from evalreg.registry.core import (
 )
 from evalreg.registry.lock import verify_lock
 from evalreg.registry.manifest import FamilyManifest, load_manifest
-from evalreg.registry.versions import MAX_VERSION_LENGTH, is_file_version, match_version
+from evalreg.registry.versions import MAX_FILE_VERSION_LENGTH, is_file_version, match_version
 
 ENV_PATH = "EVALREG_PATH"
 _R = TypeVar("_R", bound=BaseRegistry)
@@ -83,8 +83,8 @@ def _load_schemas(
             if not is_file_version(version):
                 raise RegistryError(
                     str(path),
-                    f"{version[:MAX_VERSION_LENGTH]!r} is not a version number of at most "
-                    f"{MAX_VERSION_LENGTH} characters (such as 1.0.0)",
+                    f"{version[:MAX_FILE_VERSION_LENGTH]!r} is not a version number of at most "
+                    f"{MAX_FILE_VERSION_LENGTH} characters (such as 1.0.0)",
                 )
             document = _read_json(path)
             if not isinstance(document, dict):

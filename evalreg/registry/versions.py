@@ -14,7 +14,7 @@ from packaging.version import InvalidVersion, Version
 
 from evalreg.errors import MAX_VERSION_LENGTH, InvalidVersionError
 
-MAX_VERSION_LENGTH = 64
+MAX_FILE_VERSION_LENGTH = 64
 """The longest version string that may name a file, in characters."""
 _FILE_VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+!_-]*")
 
@@ -62,11 +62,11 @@ def match_version(text: str, known: Iterable[str]) -> str | None:
 def is_file_version(text: str) -> bool:
     """Return whether `text` is a version that may name a file.
 
-    That is a version number of at most `MAX_VERSION_LENGTH` characters, starting with a letter
-    or digit, with no path separator, space, `..` or other character versions do not need.
+    That is a version number of at most `MAX_FILE_VERSION_LENGTH` characters, starting with a
+    letter or digit, with no path separator, space, `..` or other character versions do not need.
     """
     return (
-        len(text) <= MAX_VERSION_LENGTH
+        len(text) <= MAX_FILE_VERSION_LENGTH
         and _FILE_VERSION.fullmatch(text) is not None
         and ".." not in text
         and is_version(text)
