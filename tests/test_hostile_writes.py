@@ -470,7 +470,7 @@ def test_a_termination_signal_stops_the_workers_cleanly(
     )
     deadline = time.monotonic() + 30
     workers: set[int] = set()
-    while time.monotonic() < deadline and not any(p.suffix == ".part" for p in root.iterdir()):
+    while time.monotonic() < deadline and not _hidden(root):  # a file is being written
         workers |= _children(process.pid)
         time.sleep(0.01)
     workers |= _children(process.pid)
