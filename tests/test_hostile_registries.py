@@ -112,8 +112,8 @@ def test_polynomial_patterns_are_refused_by_the_probe() -> None:
 
 def test_the_probe_stops_after_its_cpu_budget_even_inside_one_match() -> None:
     began = time.process_time()
-    reason = unsafe_reason(".*" * 200 + "x")
-    assert reason is not None and "took over 1 s of CPU time" in reason
+    reason = unsafe_reason(".*" * 200 + "x")  # refused by one input's budget or by the total
+    assert reason is not None and "s of CPU time" in reason
     assert time.process_time() - began < 3
 
 
