@@ -169,6 +169,23 @@ def test_a_failed_write_to_a_store_leaves_no_object(memory: Any) -> None:
         list(evalreg.load("memory://w/a.jsonl.gz"))  # decompressed: the line is no JSON
 
 
+def test_gzip_by_url_has_the_bounds_of_local_gzip(
+    memory: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gzip
+
+    from evalreg.io import streams
+
+    monkeypatch.setattr(streams, "GZIP_RATIO_FREE", 1 << 16)
+    memory.pipe_file("/z/bomb.jsonl.gz", gzip.compress(b" " * (8 << 20)))
+    whole = gzip.compress(_lines(400))
+    memory.pipe_file("/z/cut.jsonl.gz", whole[: len(whole) // 2])
+    code, out, err = run(capsys, "validate", "memory://z/bomb.jsonl.gz")
+    assert code == 1 and "gzip data decompresses to more than" in out + err
+    code, out, err = run(capsys, "validate", "memory://z/cut.jsonl.gz")
+    assert code == 1 and "truncated gzip data" in out + err
+
+
 # -- missing protocol packages ------------------------------------------------------------------
 
 
