@@ -36,7 +36,7 @@ from evalreg.batch.migrate_file import RecordMigration
 from evalreg.batch.walk import iter_files
 from evalreg.engine.registry import Registry, load_registry
 from evalreg.errors import ClusterError, EvalregError, MissingExtraError
-from evalreg.io.readers import JSONL_CHUNK, Item, cannot_read, jsonl_items, read_items, read_range
+from evalreg.io.readers import Item, RangeItems, read_items
 from evalreg.registry.core import builtin_directory
 
 try:
@@ -181,21 +181,8 @@ def _read_files(unit: parallel.Unit) -> list[Item]:
 def _read_range(part: parallel.Part) -> tuple[list[Item], int]:
     """Read the records of a range of a JSONL file, numbered from 1; return them and its lines."""
     assert part.end is not None
-    found: list[Item] = []
-    chunk: list[bytes] = []
-    lines = 0
-    try:
-        for lines, line in enumerate(read_range(part.path, part.start, part.end), 1):
-            chunk.append(line)
-            if len(chunk) == JSONL_CHUNK:
-                found += map(_lean, jsonl_items(part.path, lines - len(chunk) + 1, chunk))
-                chunk = []
-    except (OSError, EOFError) as err:
-        found += map(_lean, jsonl_items(part.path, lines - len(chunk) + 1, chunk))
-        found.append(cannot_read(part.path, err))
-        return found, lines
-    found += map(_lean, jsonl_items(part.path, lines - len(chunk) + 1, chunk))
-    return found, lines
+    items = RangeItems(part.path, part.start, part.end)
+    return [_lean(item) for item in items], items.lines
 
 
 def _lean(item: Item) -> Item:

@@ -35,7 +35,7 @@ from evalreg.batch.walk import iter_files
 from evalreg.engine.migrate import MigrationResult
 from evalreg.engine.registry import Registry
 from evalreg.io import remote
-from evalreg.io.readers import JSONL_CHUNK, Item, cannot_read, jsonl_items, read_range
+from evalreg.io.readers import RangeItems
 from evalreg.io.writers import leftovers, sync_folders, sync_written
 
 
@@ -146,29 +146,11 @@ def _migrate_part(
     if part.end is None:
         whole = migrate_file(registry, part.path, output, options, folders=folders)
         return _runs(whole, options.grouped), 0, None
-    lines = 0
-
-    def items() -> Iterator[Item]:
-        nonlocal lines
-        assert part.end is not None
-        chunk: list[bytes] = []
-        failed: OSError | EOFError | None = None
-        try:
-            for lines, line in enumerate(read_range(part.path, part.start, part.end), 1):
-                chunk.append(line)
-                if len(chunk) == JSONL_CHUNK:
-                    yield from jsonl_items(part.path, lines - len(chunk) + 1, chunk)
-                    chunk = []
-        except (OSError, EOFError) as err:
-            failed = err
-        yield from jsonl_items(part.path, lines - len(chunk) + 1, chunk)
-        if failed is not None:
-            yield cannot_read(part.path, failed)
-
+    items = RangeItems(part.path, part.start, part.end)
     stream = io.BytesIO() if output is not None else None
-    events = _runs(migrate_items(registry, items(), options, Tally(), stream), options.grouped)
+    events = _runs(migrate_items(registry, items, options, Tally(), stream), options.grouped)
     data = None if stream is None else stream.getvalue()
-    return events, lines, data
+    return events, items.lines, data
 
 
 def _migrate_unit(

@@ -181,6 +181,36 @@ def read_range(path: str, start: int, end: int) -> Iterator[bytes]:
                 return
 
 
+class RangeItems:
+    """The items of the lines of the bytes `[start, end)` of a JSONL file, numbered from 1.
+
+    Iterate once; then `lines` holds how many lines were read. A range that fails part way
+    yields the items of the lines before the failure, then one that reports it (`cannot_read`).
+    """
+
+    def __init__(self, path: str, start: int, end: int) -> None:
+        self.path, self.start, self.end = path, start, end
+        self.lines = 0
+
+    def __iter__(self) -> Iterator[Item]:
+        path = self.path
+        chunk: list[bytes] = []
+        failed: OSError | EOFError | None = None
+        lines = 0
+        try:
+            for lines, line in enumerate(read_range(path, self.start, self.end), 1):
+                chunk.append(line)
+                if len(chunk) == JSONL_CHUNK:
+                    yield from jsonl_items(path, lines - len(chunk) + 1, chunk)
+                    chunk = []
+        except (OSError, EOFError) as err:
+            failed = err
+        self.lines = lines
+        yield from jsonl_items(path, lines - len(chunk) + 1, chunk)
+        if failed is not None:
+            yield cannot_read(path, failed)
+
+
 BLOCK_BYTES = 1 << 20
 """How much `read_blocks` reads at a time."""
 
