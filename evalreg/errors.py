@@ -23,6 +23,12 @@ def shown_version(version: str) -> str:
     )
 
 
+def version_not_known(version: str, known: Iterable[str], family: str | None = None) -> str:
+    """Return the message of a stated version that its family (if named) does not know."""
+    of = f" of {family}" if family else ""
+    return f"version {shown_version(version)}{of} is not known (known: {_known(known)})"
+
+
 class EvalregError(Exception):
     """Base class of every error evalreg raises on purpose."""
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from evalreg.engine.validators import validator
-from evalreg.errors import shown_version
+from evalreg.errors import version_not_known
 from evalreg.io.pointer import MISSING, resolve, split
 from evalreg.registry.versions import match_version
 
@@ -467,8 +467,7 @@ def _decided(
     family, version, evidence = chosen
     known = match_version(version, registry.versions(family))
     if known is None:
-        known_list = ", ".join(registry.versions(family)) or "none"
-        reason = f"version {shown_version(version)} is not known (known: {known_list})"
+        reason = version_not_known(version, registry.versions(family))
         return Detection(
             "unknown-version", family, None, (evidence,), stated_version=version, reasons=(reason,)
         )

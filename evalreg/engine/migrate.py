@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 from evalreg.engine.detect import detect
 from evalreg.engine.steps import Note, Relabel, Step, StepContext, StepFunction, step_set
 from evalreg.engine.validators import validator
-from evalreg.errors import DataLossError, EvalregError, ParameterError, shown_version
+from evalreg.errors import DataLossError, EvalregError, ParameterError, version_not_known
 from evalreg.io.codec import clone
 from evalreg.io.pointer import MISSING, resolve, split
 from evalreg.registry.versions import match_version
@@ -220,10 +220,10 @@ def migrate_record(
     detection = detect(registry, record, filename)
     if family is None:
         if detection.status == "unknown-version" and detection.family is not None:
-            known = ", ".join(registry.versions(detection.family))
-            message = (
-                f"version {shown_version(detection.stated_version or '')} of "
-                f"{detection.family} is not known (known: {known})"
+            message = version_not_known(
+                detection.stated_version or "",
+                registry.versions(detection.family),
+                detection.family,
             )
             return _failed(base | {"family": detection.family}, message)
         if not detection.ok:
@@ -235,11 +235,8 @@ def migrate_record(
         if stated is not None and stated[2] is not None:
             source = match_version(stated[2], registry.versions(family))
             if source is None:
-                known = ", ".join(registry.versions(family))
-                return _failed(
-                    base | {"family": family},
-                    f"version {shown_version(stated[2])} of {family} is not known (known: {known})",
-                )
+                message = version_not_known(stated[2], registry.versions(family), family)
+                return _failed(base | {"family": family}, message)
         elif detection.ok and detection.family == family:
             source = detection.version
         else:

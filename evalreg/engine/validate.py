@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from evalreg.engine.detect import Detection, detect
 from evalreg.engine.validators import Issue, validator
-from evalreg.errors import shown_version
+from evalreg.errors import version_not_known
 from evalreg.registry.versions import match_version
 
 if TYPE_CHECKING:
@@ -39,10 +39,7 @@ def validate_record(
         if found is not None and found[2] is not None:
             version = match_version(found[2], registry.versions(family))
             if version is None:
-                known = ", ".join(registry.versions(family))
-                message = (
-                    f"version {shown_version(found[2])} of {family} is not known (known: {known})"
-                )
+                message = version_not_known(found[2], registry.versions(family), family)
                 return [Issue(found[0].pointer, message, "version")]
         else:
             detection = detect(registry, record)
