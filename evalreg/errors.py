@@ -23,6 +23,20 @@ def shown_version(version: str) -> str:
     )
 
 
+def cut_repr(value: object, limit: int) -> str:
+    """Return `repr(value)` for a one-line message, cut to `limit` characters if longer (a
+    string's still ends in its quote)."""
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[: limit - 3]}...'" if isinstance(value, str) else f"{text[: limit - 3]}..."
+
+
+def one_line(text: str, limit: int) -> str:
+    """Return `text` (an error's message, say) on one line, at most `limit` characters."""
+    return " ".join(text.split())[:limit]
+
+
 def version_not_known(version: str, known: Iterable[str], family: str | None = None) -> str:
     """Return the message of a stated version that its family (if named) does not know."""
     of = f" of {family}" if family else ""

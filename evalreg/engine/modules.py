@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from evalreg.errors import RegistryError
+from evalreg.errors import RegistryError, one_line
 
 
 def load_module(path: Path, namespace: str, family: str) -> ModuleType:
@@ -31,6 +31,6 @@ def load_module(path: Path, namespace: str, family: str) -> ModuleType:
         spec.loader.exec_module(module)
     except (Exception, SystemExit) as err:  # a user's module may fail in any way; name the file
         del sys.modules[name]
-        detail = " ".join(repr(err).split())[:300]
+        detail = one_line(repr(err), 300)
         raise RegistryError(str(path), f"the module failed to load: {detail}") from err
     return module

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import jsonschema_rs
 
-from evalreg.errors import RegistryError
+from evalreg.errors import RegistryError, one_line
 from evalreg.io.pointer import to_pointer
 
 if TYPE_CHECKING:
@@ -103,7 +103,7 @@ class Validator:
         except ValueError as err:
             # A `$ref` that leads outside the registry: name it precisely.
             registry.check_refs(entry.family, entry.version)
-            detail = " ".join(str(err).split())[:300]
+            detail = one_line(str(err), 300)
             raise RegistryError(str(entry.path), f"cannot compile the schema: {detail}") from err
 
     @property

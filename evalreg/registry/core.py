@@ -19,6 +19,8 @@ from evalreg.errors import (
     RemoteRefError,
     UnknownFamilyError,
     UnknownVersionError,
+    cut_repr,
+    one_line,
 )
 from evalreg.io.codec import clone
 from evalreg.registry.manifest import FamilyManifest
@@ -62,11 +64,6 @@ class SchemaEntry:
     id: str
     document: Mapping[str, Any]
     """The document as loaded, with `$id` set when the file has none. Never mutate it."""
-
-
-def _quoted(text: str, limit: int = 100) -> str:
-    shown = repr(text)
-    return shown if len(shown) <= limit else f"{shown[: limit - 3]}...'"
 
 
 class BaseRegistry:
@@ -256,10 +253,10 @@ class BaseRegistry:
             try:
                 registry.resolver(base_uri=ref.base).lookup(ref.ref)
             except (PointerToNowhere, NoSuchAnchor, InvalidAnchor) as err:
-                detail = " ".join(str(err).split())[:200]
+                detail = one_line(str(err), 200)
                 raise RegistryError(
                     str(entry.path),
-                    f"{ref.pointer}: {ref.keyword} {_quoted(ref.ref)} resolves to nothing "
+                    f"{ref.pointer}: {ref.keyword} {cut_repr(ref.ref, 100)} resolves to nothing "
                     f"in the registry ({detail})",
                 ) from err
             except (Unresolvable, ValueError, TypeError, LookupError) as err:

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 import yaml
 
-from evalreg.errors import RegistryError
+from evalreg.errors import RegistryError, cut_repr
 from evalreg.io.pointer import MISSING, resolve, split
 from evalreg.io.pointer import find as find_values
 from evalreg.registry.patterns import BoundedPattern, safe_pattern
@@ -340,15 +340,10 @@ def check_family_name(name: str, where: str) -> str:
     if len(name) > MAX_NAME_LENGTH or not FAMILY_NAME.fullmatch(name):
         raise RegistryError(
             where,
-            f"family name {_short(name)} must be letters, digits, '_', '-' and single dots "
+            f"family name {cut_repr(name, 60)} must be letters, digits, '_', '-' and single dots "
             f"between them, at most {MAX_NAME_LENGTH} characters (such as acme.run)",
         )
     return name
-
-
-def _short(value: str, limit: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else f"{text[: limit - 3]}...'"
 
 
 def _yaml_problem(err: yaml.YAMLError) -> str:

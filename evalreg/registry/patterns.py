@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from evalreg.errors import RegistryError
+from evalreg.errors import RegistryError, cut_repr
 
 # The parser `re` itself uses: private, but stable for years (`sre_parse` before 3.11).
 _NEW_RE = sys.version_info >= (3, 11)
@@ -57,8 +57,8 @@ _SHOWN = 80
 
 def shown(pattern: str) -> str:
     """Return a pattern for a one-line message: repr'd, and cut if long."""
-    text = repr(pattern)
-    return text if len(text) <= _SHOWN else f"{text[: _SHOWN - 3]}...' ({len(pattern)} chars)"
+    text = cut_repr(pattern, _SHOWN)
+    return text if len(text) <= _SHOWN else f"{text} ({len(pattern)} chars)"
 
 
 @dataclass(frozen=True)

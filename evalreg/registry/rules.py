@@ -38,7 +38,7 @@ from typing import Any, Literal, TypeVar
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-from evalreg.errors import RegistryError
+from evalreg.errors import RegistryError, cut_repr
 from evalreg.io.pointer import split
 from evalreg.registry.patterns import BoundedPattern, safe_pattern
 from evalreg.registry.versions import match_version, parse_version
@@ -142,7 +142,8 @@ def rule_id(value: Any, where: str) -> str:
     """
     if not isinstance(value, str) or not _ID.fullmatch(value):
         raise RegistryError(
-            where, f"rule id {_cut(value)} must be lower-case letters, digits, '.', '-' or '_'"
+            where,
+            f"rule id {cut_repr(value, 80)} must be lower-case letters, digits, '.', '-' or '_'",
         )
     return value
 
@@ -154,7 +155,9 @@ def _choice(value: Any, where: str, allowed: Sequence[_C], what: str) -> _C:
     for known in allowed:
         if value == known:
             return known
-    raise RegistryError(where, f"{what} must be one of {', '.join(allowed)}, not {_cut(value)}")
+    raise RegistryError(
+        where, f"{what} must be one of {', '.join(allowed)}, not {cut_repr(value, 80)}"
+    )
 
 
 def severity(value: Any, where: str) -> Severity:
@@ -189,7 +192,7 @@ def versions(value: Any, where: str) -> Versions:
         try:
             return Versions(specifier=SpecifierSet(value))
         except InvalidSpecifier as err:
-            raise RegistryError(where, f"versions {_cut(value)}: {err}") from err
+            raise RegistryError(where, f"versions {cut_repr(value, 80)}: {err}") from err
     raise RegistryError(where, "versions must be a specifier such as '>=0.2' or a list")
 
 
@@ -199,12 +202,6 @@ def _pointer(value: str, where: str) -> str:
     except ValueError as err:
         raise RegistryError(where, str(err)) from err
     return value
-
-
-def _cut(value: Any, limit: int = 80) -> str:
-    """Return `repr(value)` for a one-line message, cut if long."""
-    text = repr(value)
-    return text if len(text) <= limit else f"{text[: limit - 3]}..."
 
 
 def _operand(value: Any, where: str) -> Operand:
@@ -221,7 +218,7 @@ def _operand(value: Any, where: str) -> Operand:
     if isinstance(value, (dict, list)):
         raise RegistryError(
             where,
-            f"operand {_cut(value)}: use a pointer, {{group: NAME}}, {{file: path}}, "
+            f"operand {cut_repr(value, 80)}: use a pointer, {{group: NAME}}, {{file: path}}, "
             "{file: name} or {value: ...}",
         )
     return Operand("value", value)
@@ -236,7 +233,8 @@ def condition(data: Any, where: str, *, trusted: bool = False) -> Condition:
     """
     if not isinstance(data, dict) or len(data) != 1:
         raise RegistryError(
-            where, f"a condition is a mapping with one of {', '.join(OPERATORS)}: {_cut(data)}"
+            where,
+            f"a condition is a mapping with one of {', '.join(OPERATORS)}: {cut_repr(data, 80)}",
         )
     ((op, args),) = data.items()
     here = f"{where}: {op}"
