@@ -360,8 +360,7 @@ def _base(root: str) -> str | None:
     if not remote.is_url(root):
         return root if os.path.isdir(root) else None
     if remote.has_glob(root):
-        first = min(i for i in (root.find(c) for c in "*?[") if i >= 0)
-        return root[: root.rfind("/", 0, first)]
+        return remote.glob_folder(root)
     return root if remote.isdir(root) else None
 
 

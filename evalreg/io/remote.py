@@ -261,8 +261,7 @@ def glob(url: str) -> list[str]:
     """
     fs, path = filesystem(url)
     matched = _call(url, fs.glob, path)
-    first = min(i for i in (url.find(c) for c in "*?[") if i >= 0)
-    static = url[: url.rfind("/", 0, first) + 1]  # the folder before the first glob character
+    static = glob_folder(url) + "/"
     root = filesystem(static)[1].rstrip("/") + "/"
     spelled = []
     for name in matched:
@@ -278,6 +277,12 @@ def glob(url: str) -> list[str]:
 def has_glob(url: str) -> bool:
     """Return whether a URL's path holds glob characters."""
     return any(c in url.split("://", 1)[1] for c in "*?[")
+
+
+def glob_folder(url: str) -> str:
+    """Return the folder of a URL with glob characters before the first of them (no `/` last)."""
+    first = min(i for i in (url.find(c) for c in "*?[") if i >= 0)
+    return url[: url.rfind("/", 0, first)]
 
 
 def isdir(url: str) -> bool:
