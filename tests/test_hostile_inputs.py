@@ -391,6 +391,19 @@ def odd_names(tmp_path: Path) -> Path:
     return folder
 
 
+def _run_with_strict_stdout(argv: list[str]) -> tuple[int, str]:
+    """Run the command line with a standard output that refuses what is not UTF-8, as under a
+    UTF-8 locale; return the exit code and the output."""
+    strict = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sys, "stdout", strict)
+        with pytest.raises(SystemExit) as info:
+            main(argv)
+        strict.flush()
+        out = strict.buffer.getvalue().decode("utf-8")  # type: ignore[attr-defined]
+    return int(info.value.code or 0), out
+
+
 @needs_bytes_names
 @pytest.mark.parametrize(
     "args",
@@ -406,14 +419,8 @@ def test_odd_file_names_are_escaped_in_text_output(odd_names: Path, args: list[s
         for path in os.listdir(os.fsencode(odd_names)):
             with open(os.path.join(os.fsencode(odd_names), path), "wb") as stream:
                 stream.write(b"{}")
-    strict = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(sys, "stdout", strict)
-        with pytest.raises(SystemExit) as info:
-            main([args[0], str(odd_names), *args[1:]])
-        strict.flush()
-        out = strict.buffer.getvalue().decode("utf-8")  # type: ignore[attr-defined]
-    assert info.value.code in (0, 1)
+    code, out = _run_with_strict_stdout([args[0], str(odd_names), *args[1:]])
+    assert code in (0, 1)
     assert f"{odd_names}/bad\\xff.json" in out
     assert f"{odd_names}/nl\\nx.json" in out
     lines = [line for line in out.splitlines() if str(odd_names) in line]
@@ -432,14 +439,8 @@ def test_odd_file_names_are_escaped_in_text_output(odd_names: Path, args: list[s
     ],
 )
 def test_odd_file_names_keep_json_output_valid(odd_names: Path, args: list[str]) -> None:
-    strict = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(sys, "stdout", strict)
-        with pytest.raises(SystemExit) as info:
-            main([args[0], str(odd_names), *args[1:]])
-        strict.flush()
-        out = strict.buffer.getvalue().decode("utf-8")  # type: ignore[attr-defined]
-    assert info.value.code in (0, 1)
+    code, out = _run_with_strict_stdout([args[0], str(odd_names), *args[1:]])
+    assert code in (0, 1)
     text = out.strip()
     documents = (
         [json.loads(text)] if text.startswith("{\n") else list(map(json.loads, text.splitlines()))
