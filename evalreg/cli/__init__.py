@@ -8,7 +8,7 @@ prints, reads options or exits.
 May import: every other room.
 """
 
-from evalreg.cli import detection, publishing, records, schemas
+from evalreg.cli import detection, migrating, publishing, schemas, validating
 from evalreg.cli.app import cli, main
 
-__all__ = ["cli", "detection", "main", "publishing", "records", "schemas"]
+__all__ = ["cli", "detection", "main", "migrating", "publishing", "schemas", "validating"]

@@ -24,8 +24,8 @@ from evalreg.cli.app import (
     pass_context,
     shown_path,
 )
+from evalreg.cli.options import path_options
 from evalreg.cli.progress import progress_for, progress_option
-from evalreg.cli.records import path_options
 
 if TYPE_CHECKING:
     from evalreg.batch.inventory import Inventory, Row

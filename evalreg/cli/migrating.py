@@ -1,11 +1,11 @@
-"""Commands over records: detect, validate and migrate files and directories."""
+"""`evalreg migrate`: records to another version along the chain of migration steps."""
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any, TypeVar
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 import click
 
@@ -17,260 +17,19 @@ from evalreg.cli.app import (
     emit,
     emit_json,
     fail,
-    json_text,
     pass_context,
     shown_path,
 )
+from evalreg.cli.options import (
+    jobs_count,
+    jobs_option,
+    located,
+    path_options,
+    runner_for,
+    scheduler_option,
+)
 from evalreg.cli.progress import progress_for, progress_option
 from evalreg.errors import EvalregError
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-# -- detect / validate -----------------------------------------------------------------------
-
-_path_options = [
-    click.argument("paths", nargs=-1, required=True, metavar="PATH..."),
-    click.option(
-        "--include",
-        multiple=True,
-        metavar="GLOB",
-        help="In directories, read only files matching GLOB (default: *.json, *.jsonl, *.yaml, "
-        "*.yml and their .gz forms); repeatable.",
-    ),
-    click.option(
-        "--exclude", multiple=True, metavar="GLOB", help="Skip files matching GLOB; repeatable."
-    ),
-]
-
-
-def path_options(function: F) -> F:
-    """Add the PATH arguments and --include/--exclude."""
-    for option in reversed(_path_options):
-        function = option(function)
-    return function
-
-
-jobs_option = click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(min=1),
-    default=None,
-    metavar="N",
-    help="Use N processes on large inputs (default: all cores); the output is the same.",
-)
-
-
-def _jobs(jobs: int | None) -> int:
-    from evalreg.batch.parallel import cpu_count
-
-    return cpu_count() if jobs is None else jobs
-
-
-scheduler_option = click.option(
-    "--scheduler",
-    metavar="ADDRESS",
-    default=None,
-    help="Run on the Dask cluster whose scheduler is at ADDRESS (tcp://HOST:PORT), or `local` "
-    "for a local cluster of --jobs workers; the output is the same (needs evalreg[dask]).",
-)
-
-
-def _runner(scheduler: str | None, jobs: int | None) -> Any:
-    """Return the runner of a Dask cluster (closed with the command), or None without one."""
-    if scheduler is None:
-        return None
-    from evalreg.dask import connect
-
-    return click.get_current_context().with_resource(connect(scheduler, _jobs(jobs)))
-
-
-def _where(path: str, line: int | None) -> str:
-    return shown_path(path) if line is None else f"{shown_path(path)}:{line}"
-
-
-def _github_escape(text: str, *, property_value: bool = False) -> str:
-    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-    if property_value:
-        text = text.replace(":", "%3A").replace(",", "%2C")
-    return text
-
-
-def _report_text(check: Any, quiet: bool) -> Iterator[str]:
-    where = _where(check.path, check.line)
-    if check.status == "unreadable":
-        yield f"{where}: {check.error}"
-    for issue in check.issues:
-        warning = "warning: " if issue.severity == "warning" else ""
-        rule = f" [{issue.rule}]" if issue.rule else ""
-        yield f"{where}: {warning}{issue.pointer or '/'}: {issue.message}{rule}"
-
-
-def _report_json(check: Any, quiet: bool) -> Iterator[str]:
-    base = {
-        "path": check.path,
-        "line": check.line,
-        "family": check.family,
-        "version": check.version,
-    }
-    if check.status == "unreadable":
-        row = {**base, "kind": "unreadable", "pointer": None, "keyword": None}
-        yield json_text({**row, "message": check.error})
-    for issue in check.issues:
-        kind = "warning" if issue.severity == "warning" else "invalid"
-        row = {**base, "kind": kind, "pointer": issue.pointer, "keyword": issue.keyword}
-        row |= {"message": issue.message, "schema_path": issue.schema_path}
-        if issue.rule:
-            row |= {"rule": issue.rule, "severity": issue.severity}
-        yield json_text(row)
-
-
-def _report_github(check: Any, quiet: bool) -> Iterator[str]:
-    where = f"file={_github_escape(check.path, property_value=True)}"
-    if check.line is not None:
-        where += f",line={check.line}"
-    if check.status == "unreadable":
-        yield f"::error {where},title=unreadable::{_github_escape(check.error or '')}"
-    for issue in check.issues:
-        label = issue.rule or f"{check.family or 'record'} {issue.keyword}"
-        title = _github_escape(label, property_value=True)
-        message = _github_escape(f"{issue.pointer or '/'}: {issue.message}")
-        yield f"::{issue.severity} {where},title={title}::{message}"
-
-
-REPORTERS: dict[str, Callable[[Any, bool], Iterator[str]]] = {
-    "text": _report_text,
-    "json": _report_json,
-    "github": _report_github,
-}
-
-
-@cli.command("validate")
-@path_options
-@click.option("--family", metavar="FAMILY", help="Validate every record as this family.")
-@click.option("--version", "version", metavar="VERSION", help="Validate at this version.")
-@click.option(
-    "--format", "fmt", type=click.Choice(sorted(REPORTERS)), default="text", show_default=True
-)
-@click.option(
-    "--max-errors",
-    type=click.IntRange(min=0),
-    default=0,
-    metavar="N",
-    help="Stop printing problems after N (0: no limit); every record is still counted.",
-)
-@click.option("--quiet", "-q", is_flag=True, help="Print problems only, no summary line.")
-@click.option(
-    "--rules/--no-rules",
-    "use_rules",
-    default=True,
-    show_default=True,
-    help="Also check each family's rules beyond JSON Schema (datastore layout, score bounds, "
-    "companion files, ...).",
-)
-@click.option(
-    "--rule",
-    "rule_ids",
-    multiple=True,
-    metavar="ID",
-    help="Check only this rule (an id, or a prefix ending in * such as eee.*); repeatable.",
-)
-@click.option(
-    "--severity",
-    type=click.Choice(["error", "warning"]),
-    default="warning",
-    show_default=True,
-    help="The least severe rule findings to report: error leaves warnings out.",
-)
-@jobs_option
-@scheduler_option
-@progress_option
-@pass_context
-def validate_command(
-    context: Context,
-    paths: tuple[str, ...],
-    include: tuple[str, ...],
-    exclude: tuple[str, ...],
-    family: str | None,
-    version: str | None,
-    fmt: str,
-    max_errors: int,
-    quiet: bool,
-    use_rules: bool,
-    rule_ids: tuple[str, ...],
-    severity: str,
-    jobs: int | None,
-    scheduler: str | None,
-    progress: bool | None,
-) -> None:
-    """Validate every record against its family's schema at its version, and its rules.
-
-    Each problem is printed as `path:line: /json/pointer: message`, a rule's finding with its
-    id (`[eee.score-bounds]`), a warning after `warning:`. Findings of rules across files
-    (companion files, duplicates) come after those of the records. Exit code 0 when all
-    records are valid and no rule fails (warnings do not count), 1 otherwise, 2 for usage
-    errors.
-    """
-    from evalreg.batch.check import RecordCheck, RuleFinding, Summary, validate_paths
-    from evalreg.engine.rules import Selection
-
-    if version and not family:
-        fail("--version needs --family")
-    selection = Selection(
-        enabled=use_rules,
-        ids=frozenset(rule_ids) if rule_ids else None,
-        minimum="error" if severity == "error" else "warning",
-    )
-    summary = Summary()
-    reporter = REPORTERS[fmt]
-    printed = 0
-    checks = validate_paths(
-        context.registry,
-        paths,
-        include=include,
-        exclude=exclude,
-        family=family,
-        version=version,
-        jobs=_jobs(jobs),
-        rules=selection,
-        runner=_runner(scheduler, jobs),
-    )
-    shown = progress_for("validate", paths, include, exclude, progress)
-    # A record's check counts one record, a run of valid ones its length, a finding none.
-    counted = shown.wrap(
-        checks, lambda c: None if isinstance(c, RuleFinding) else (c.path, getattr(c, "count", 1))
-    )
-    for check in counted:
-        summary.add(check)
-        if not isinstance(check, (RecordCheck, RuleFinding)):
-            continue
-        for line in reporter(check, quiet):
-            if max_errors and printed >= max_errors:
-                break
-            emit(line)
-            printed += 1
-    counts = summary.as_dict()
-    if fmt == "json":
-        emit_json({"summary": counts})
-    elif not quiet:
-        more = (
-            f" (first {max_errors} problems shown)" if max_errors and printed >= max_errors else ""
-        )
-        rules = [
-            f"{counts[key]} {label}"
-            for key, label in (("across_files", "problems across files"), ("warnings", "warnings"))
-            if counts[key]
-        ]
-        emit(
-            f"{counts['files']} files, {counts['records']} records: {counts['valid']} valid, "
-            f"{counts['invalid']} invalid, {counts['unreadable']} unreadable"
-            + "".join(f", {r}" for r in rules)
-            + more,
-            err=fmt == "github",
-        )
-    sys.exit(EXIT_OK if summary.ok else EXIT_PROBLEMS)
-
-
-# -- migrate -----------------------------------------------------------------------------------
 
 
 @cli.command("migrate")
@@ -398,8 +157,8 @@ def migrate_command(
         options,
         include=include,
         exclude=exclude,
-        jobs=_jobs(jobs),
-        runner=_runner(scheduler, jobs),
+        jobs=jobs_count(jobs),
+        runner=runner_for(scheduler, jobs),
     )
     notes = _NoteGroups()
     shown = progress_for("migrate", paths, include, exclude, progress)
@@ -493,10 +252,10 @@ class _NoteGroups:
         """Yield one line per distinct note, in the order they first came."""
         for (path, kind, pointer, detail), (first, count) in self.groups.items():
             if count == 1:
-                yield f"{_where(path, first)}: {kind} {pointer}: {detail}"
+                yield f"{located(path, first)}: {kind} {pointer}: {detail}"
                 continue
             where = "" if first is None else f", first at line {first}"
-            yield f"{_where(path, None)}: {kind} {pointer}: {detail} ({count:,} records{where})"
+            yield f"{located(path, None)}: {kind} {pointer}: {detail} ({count:,} records{where})"
 
     def clear(self) -> None:
         """Forget the notes counted so far (a file is done)."""
@@ -517,7 +276,7 @@ def _print_record(
         for line in lines:
             _print_json_row(event, line, dry_run)
         return
-    where = _where(event.path, event.line)
+    where = located(event.path, event.line)
     if result is None:
         emit(f"{where}: unreadable: {event.error}")
         return

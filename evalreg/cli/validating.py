@@ -1,0 +1,212 @@
+"""`evalreg validate`: every problem of every record, and the rules beyond JSON Schema."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import click
+
+from evalreg.cli.app import (
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    Context,
+    cli,
+    emit,
+    emit_json,
+    fail,
+    json_text,
+    pass_context,
+)
+from evalreg.cli.options import (
+    jobs_count,
+    jobs_option,
+    located,
+    path_options,
+    runner_for,
+    scheduler_option,
+)
+from evalreg.cli.progress import progress_for, progress_option
+
+
+def _github_escape(text: str, *, property_value: bool = False) -> str:
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if property_value:
+        text = text.replace(":", "%3A").replace(",", "%2C")
+    return text
+
+
+def _report_text(check: Any, quiet: bool) -> Iterator[str]:
+    where = located(check.path, check.line)
+    if check.status == "unreadable":
+        yield f"{where}: {check.error}"
+    for issue in check.issues:
+        warning = "warning: " if issue.severity == "warning" else ""
+        rule = f" [{issue.rule}]" if issue.rule else ""
+        yield f"{where}: {warning}{issue.pointer or '/'}: {issue.message}{rule}"
+
+
+def _report_json(check: Any, quiet: bool) -> Iterator[str]:
+    base = {
+        "path": check.path,
+        "line": check.line,
+        "family": check.family,
+        "version": check.version,
+    }
+    if check.status == "unreadable":
+        row = {**base, "kind": "unreadable", "pointer": None, "keyword": None}
+        yield json_text({**row, "message": check.error})
+    for issue in check.issues:
+        kind = "warning" if issue.severity == "warning" else "invalid"
+        row = {**base, "kind": kind, "pointer": issue.pointer, "keyword": issue.keyword}
+        row |= {"message": issue.message, "schema_path": issue.schema_path}
+        if issue.rule:
+            row |= {"rule": issue.rule, "severity": issue.severity}
+        yield json_text(row)
+
+
+def _report_github(check: Any, quiet: bool) -> Iterator[str]:
+    where = f"file={_github_escape(check.path, property_value=True)}"
+    if check.line is not None:
+        where += f",line={check.line}"
+    if check.status == "unreadable":
+        yield f"::error {where},title=unreadable::{_github_escape(check.error or '')}"
+    for issue in check.issues:
+        label = issue.rule or f"{check.family or 'record'} {issue.keyword}"
+        title = _github_escape(label, property_value=True)
+        message = _github_escape(f"{issue.pointer or '/'}: {issue.message}")
+        yield f"::{issue.severity} {where},title={title}::{message}"
+
+
+REPORTERS: dict[str, Callable[[Any, bool], Iterator[str]]] = {
+    "text": _report_text,
+    "json": _report_json,
+    "github": _report_github,
+}
+
+
+@cli.command("validate")
+@path_options
+@click.option("--family", metavar="FAMILY", help="Validate every record as this family.")
+@click.option("--version", "version", metavar="VERSION", help="Validate at this version.")
+@click.option(
+    "--format", "fmt", type=click.Choice(sorted(REPORTERS)), default="text", show_default=True
+)
+@click.option(
+    "--max-errors",
+    type=click.IntRange(min=0),
+    default=0,
+    metavar="N",
+    help="Stop printing problems after N (0: no limit); every record is still counted.",
+)
+@click.option("--quiet", "-q", is_flag=True, help="Print problems only, no summary line.")
+@click.option(
+    "--rules/--no-rules",
+    "use_rules",
+    default=True,
+    show_default=True,
+    help="Also check each family's rules beyond JSON Schema (datastore layout, score bounds, "
+    "companion files, ...).",
+)
+@click.option(
+    "--rule",
+    "rule_ids",
+    multiple=True,
+    metavar="ID",
+    help="Check only this rule (an id, or a prefix ending in * such as eee.*); repeatable.",
+)
+@click.option(
+    "--severity",
+    type=click.Choice(["error", "warning"]),
+    default="warning",
+    show_default=True,
+    help="The least severe rule findings to report: error leaves warnings out.",
+)
+@jobs_option
+@scheduler_option
+@progress_option
+@pass_context
+def validate_command(
+    context: Context,
+    paths: tuple[str, ...],
+    include: tuple[str, ...],
+    exclude: tuple[str, ...],
+    family: str | None,
+    version: str | None,
+    fmt: str,
+    max_errors: int,
+    quiet: bool,
+    use_rules: bool,
+    rule_ids: tuple[str, ...],
+    severity: str,
+    jobs: int | None,
+    scheduler: str | None,
+    progress: bool | None,
+) -> None:
+    """Validate every record against its family's schema at its version, and its rules.
+
+    Each problem is printed as `path:line: /json/pointer: message`, a rule's finding with its
+    id (`[eee.score-bounds]`), a warning after `warning:`. Findings of rules across files
+    (companion files, duplicates) come after those of the records. Exit code 0 when all
+    records are valid and no rule fails (warnings do not count), 1 otherwise, 2 for usage
+    errors.
+    """
+    from evalreg.batch.check import RecordCheck, RuleFinding, Summary, validate_paths
+    from evalreg.engine.rules import Selection
+
+    if version and not family:
+        fail("--version needs --family")
+    selection = Selection(
+        enabled=use_rules,
+        ids=frozenset(rule_ids) if rule_ids else None,
+        minimum="error" if severity == "error" else "warning",
+    )
+    summary = Summary()
+    reporter = REPORTERS[fmt]
+    printed = 0
+    checks = validate_paths(
+        context.registry,
+        paths,
+        include=include,
+        exclude=exclude,
+        family=family,
+        version=version,
+        jobs=jobs_count(jobs),
+        rules=selection,
+        runner=runner_for(scheduler, jobs),
+    )
+    shown = progress_for("validate", paths, include, exclude, progress)
+    # A record's check counts one record, a run of valid ones its length, a finding none.
+    counted = shown.wrap(
+        checks, lambda c: None if isinstance(c, RuleFinding) else (c.path, getattr(c, "count", 1))
+    )
+    for check in counted:
+        summary.add(check)
+        if not isinstance(check, (RecordCheck, RuleFinding)):
+            continue
+        for line in reporter(check, quiet):
+            if max_errors and printed >= max_errors:
+                break
+            emit(line)
+            printed += 1
+    counts = summary.as_dict()
+    if fmt == "json":
+        emit_json({"summary": counts})
+    elif not quiet:
+        more = (
+            f" (first {max_errors} problems shown)" if max_errors and printed >= max_errors else ""
+        )
+        rules = [
+            f"{counts[key]} {label}"
+            for key, label in (("across_files", "problems across files"), ("warnings", "warnings"))
+            if counts[key]
+        ]
+        emit(
+            f"{counts['files']} files, {counts['records']} records: {counts['valid']} valid, "
+            f"{counts['invalid']} invalid, {counts['unreadable']} unreadable"
+            + "".join(f", {r}" for r in rules)
+            + more,
+            err=fmt == "github",
+        )
+    sys.exit(EXIT_OK if summary.ok else EXIT_PROBLEMS)
