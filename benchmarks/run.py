@@ -1,23 +1,34 @@
-"""Measure evalreg against the parse floor and check-jsonschema, and check every speed target.
+"""Measure evalreg against the parse floor and other validators, and check every speed target.
 
-    python benchmarks/run.py            # full sizes: about 4 GB of data, some minutes
-    python benchmarks/run.py --quick    # small sizes, no waiting: a smoke run, figures mean little
+    python benchmarks/run.py                  # full sizes: about 4 GB of data, some minutes
+    python benchmarks/run.py --quick          # small sizes, no waiting: a smoke run
+    python benchmarks/run.py --clock cpu      # ratios of CPU time, for a machine others share
+    python benchmarks/run.py --only validate,startup      # some sections (see SECTIONS)
+    python benchmarks/run.py --eee PATH/TO/every_eval_ever --eee-data DATASTORE
 
 `benchmarks/scale.py` adds `--jobs 2` and a Dask cluster of two workers against `--jobs 1` on the
 instance file, beside the machine's two-process ceiling.
 
 The inputs are generated deterministically (`benchmarks/generate.py`) into `benchmarks/data/`
 (git-ignored, kept between runs; `--data DIR` puts them elsewhere). Every figure is a whole
-process timed by wall clock, the best of `--repeat` runs, the runs compared taking turns. The
-floors are processes too (`benchmarks/floor.py`): reading and `orjson.loads`-ing the same input,
-plus `orjson.dumps` and writing for migrations. Before each run the benchmark waits for other
-processes to leave the machine idle (`others`: the share of the CPU they took anyway). Commands
+process, the best of `--repeat` runs, the runs compared taking turns; each is timed by wall clock
+and by CPU time (user + system of the process and every process it waited for), and the ratios
+and targets use the clock `--clock` names (wall by default; `cpu` where other work shares the
+machine, since waiting for a core costs wall time but no CPU time). The floors are processes too
+(`benchmarks/floor.py`): reading and `orjson.loads`-ing the same input, plus `orjson.dumps` and
+writing for migrations. Before each run the benchmark waits for other processes to leave the
+machine idle (`others`: the share of the CPU they took anyway; not with `--clock cpu`). Commands
 run as they would for a user: with Python's bytecode cache on and standard output buffered
 (`PYTHONDONTWRITEBYTECODE` and `PYTHONUNBUFFERED` are dropped from their environment), after
 one warm-up run that fills the cache. RSS is
 the peak of the largest process; PSS (memory runs only) the peak summed over the process and its
 workers, shared pages split among them. The exit code is 1 when a target is missed (never with
 `--quick`).
+
+With `--eee` (Every Eval Ever's `every_eval_ever` program, which needs Python 3.12 and so lives
+in a virtual environment of its own) and `--eee-data` (a datastore: a folder holding `data/`),
+its `validate` and `check-duplicates` run on the datastore's files against `evalreg validate`
+with its rules (the same checks), as `benchmarks/conformance_eee.py` runs them.
 """
 
 from __future__ import annotations
@@ -62,7 +73,7 @@ class Sizes:
     lines: int
     """Instance-level lines (0.2.0) validated, one invalid in 20,000 and one cut short."""
     migrate_aggregates: int
-    """Aggregate files (0.1.0) migrated to 0.2.0."""
+    """Aggregate files (0.2.0) migrated to the latest version."""
     migrate_lines: int
     """Instance-level lines (0.2.0) migrated to the latest version."""
     memory_lines: int
@@ -146,11 +157,27 @@ def wait_until_idle(timeout: float) -> None:
             return
 
 
+CLOCKS = ("wall", "cpu")
+
+
+@dataclass
+class Settings:
+    """What the whole run measures by."""
+
+    clock: str = "wall"
+    """`wall` or `cpu`: which time the ratios and targets use."""
+
+
+SETTINGS = Settings()
+
+
 @dataclass
 class Run:
     """The best of some runs of one command."""
 
     wall: float = float("inf")
+    cpu: float = float("inf")
+    """User + system seconds of the process and of every process it waited for (best run)."""
     others: float = 0.0
     """The share of the machine's CPU used by other processes during the best run."""
     pss: int = 0
@@ -159,6 +186,17 @@ class Run:
     """Peak RSS of the largest of those processes, bytes."""
     stdout: bytes = b""
     code: int = 0
+
+    @property
+    def seconds(self) -> float:
+        """Return the time of the best run by the clock of the whole run (`SETTINGS.clock`)."""
+        return self.cpu if SETTINGS.clock == "cpu" else self.wall
+
+
+def _children_cpu() -> float:
+    """Return the CPU seconds used so far by the waited-for descendants of this process."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return children.ru_utime + children.ru_stime
 
 
 @dataclass(frozen=True)
@@ -191,7 +229,7 @@ def measure(
                 job.before()
             wait_until_idle(idle)
             busy, total = _cpu_times()
-            ours = _ours()
+            ours, children = _ours(), _children_cpu()
             start = time.perf_counter()
             process = subprocess.Popen(
                 job.command,
@@ -203,11 +241,13 @@ def measure(
             sampler = _Sampler(process.pid, memory)
             stdout, _ = process.communicate()
             wall = time.perf_counter() - start
+            cpu = _children_cpu() - children
             pss, rss = sampler.stop()
             busy2, total2 = _cpu_times()
             others = max(0.0, (busy2 - busy) - (_ours() - ours)) / max(total2 - total, 1e-9)
             if wall < run.wall:
                 run.wall, run.others = wall, others
+            run.cpu = min(run.cpu, cpu)
             run.pss, run.rss = max(run.pss, pss), max(run.rss, rss)
             run.stdout, run.code = stdout, process.returncode
     return best
@@ -269,7 +309,7 @@ def prepare_data(data: Path, sizes: Sizes) -> dict[str, Path]:
     paths = {
         "aggregates": data / "aggregate-0.2.0",
         "lines": data / "instance-0.2.0.jsonl",
-        "migrate_aggregates": data / "aggregate-0.1.0",
+        "migrate_aggregates": data / "aggregate-migrate-0.2.0",
         "migrate_lines": data / "instance-migrate-0.2.0.jsonl",
         "memory_lines": data / "instance-memory-0.2.0.jsonl",
         "one": data / "one" / "run.json",
@@ -285,7 +325,7 @@ def prepare_data(data: Path, sizes: Sizes) -> dict[str, Path]:
         ),
         "migrate_aggregates": (
             sizes.migrate_aggregates,
-            lambda p: generate.write_aggregates(p, sizes.migrate_aggregates, "0.1.0"),
+            lambda p: generate.write_aggregates(p, sizes.migrate_aggregates, "0.2.0"),
         ),
         "migrate_lines": (
             sizes.migrate_lines,
@@ -343,8 +383,8 @@ class Row:
 
     @property
     def ratio(self) -> float:
-        """Return the wall time over the floor's."""
-        return self.run.wall / self.floor.wall if self.floor else float("nan")
+        """Return the time over the floor's (by the clock of the run)."""
+        return self.run.seconds / self.floor.seconds if self.floor else float("nan")
 
 
 @dataclass
@@ -393,88 +433,108 @@ def _warm(path: Path, clear: Path | None = None) -> Callable[[], None]:
     return before
 
 
-def benchmark(data: Path, sizes: Sizes, repeat: int, cores: int, idle: float) -> Report:
-    """Run every measurement; return the rows and the targets."""
+SECTIONS = ("validate", "check-jsonschema", "migrate", "jobs", "scale", "memory", "startup", "eee")
+"""The parts of the benchmark, in the order they run (`--only` picks some)."""
 
-    def timed(jobs: Sequence[Job], repeat: int = 1, *, memory: bool = False) -> list[Run]:
-        return measure(jobs, repeat, memory=memory, idle=idle)
 
-    paths = prepare_data(data, sizes)
-    report = Report()
-    out = data / "out"
-    many = f"--jobs {cores}"
+@dataclass
+class Bench:
+    """One benchmark run: its inputs, its settings, and what it measured so far."""
 
-    def size(key: str) -> int:
-        return _size(paths[key])
+    paths: dict[str, Path]
+    sizes: Sizes
+    repeat: int
+    cores: int
+    idle: float
+    out: Path
+    report: Report = field(default_factory=Report)
+    validated: list[tuple[Row, Row]] = field(default_factory=list)
+    """Validate rows (1 job, all cores) per input, for the --jobs comparison."""
+    migrated: list[tuple[Row, Row, bool]] = field(default_factory=list)
+    """Migrate rows (1 job, all cores) per input, and whether their outputs were identical."""
 
-    print("measuring ...", flush=True)
-    # warm up: the bytecode cache of evalreg and its dependencies, the files in the page cache
-    warm = [*EVALREG, "validate", str(paths["one"])]
-    subprocess.run(warm, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-    # validate: the parse floor, one job, all cores, taking turns
-    rows = []
+    def timed(self, jobs: Sequence[Job], repeat: int = 1, *, memory: bool = False) -> list[Run]:
+        """Run and time `jobs` (see `measure`)."""
+        return measure(jobs, repeat, memory=memory, idle=self.idle)
+
+    def size(self, key: str) -> int:
+        """Return the bytes of one input."""
+        return _size(self.paths[key])
+
+    @property
+    def many(self) -> str:
+        """Return the option that uses every core."""
+        return f"--jobs {self.cores}"
+
+
+def validate_section(bench: Bench) -> None:
+    """Validate with rules (1 job, all cores) and without, against the parse floor."""
+    paths, sizes, report = bench.paths, bench.sizes, bench.report
     for key, records, label in (
         ("aggregates", sizes.aggregates, "validate aggregate dir"),
         ("lines", sizes.lines, "validate instance JSONL"),
     ):
         target, warm = str(paths[key]), _warm(paths[key])
-        floor, one, all_cores = timed(
+        floor, one, all_cores, bare = bench.timed(
             [
                 Job([*FLOOR, "parse", target], before=warm),
                 Job([*EVALREG, "validate", "--jobs", "1", target], before=warm),
-                Job([*EVALREG, "validate", "--jobs", str(cores), target], before=warm),
+                Job([*EVALREG, "validate", "--jobs", str(bench.cores), target], before=warm),
+                Job([*EVALREG, "validate", "--no-rules", "--jobs", "1", target], before=warm),
             ],
-            repeat,
+            bench.repeat,
         )
-        rows.append(
-            (
-                Row(f"{label}, --jobs 1", records, size(key), one, floor),
-                Row(f"{label}, {many}", records, size(key), all_cores, floor),
-            )
+        rows = (
+            Row(f"{label}, --jobs 1", records, bench.size(key), one, floor),
+            Row(f"{label}, {bench.many}", records, bench.size(key), all_cores, floor),
         )
-        report.rows += rows[-1]
-    (agg1, agg_n), (lines1, lines_n) = rows
-    report.target("validate aggregate dir, 1 job / parse floor", agg1.ratio, 2, "x", below=True)
-    report.target("validate instance JSONL, 1 job / parse floor", lines1.ratio, 2, "x", below=True)
+        no_rules = Row(f"{label}, --no-rules, --jobs 1", records, bench.size(key), bare, floor)
+        bench.validated.append(rows)
+        report.rows += [*rows, no_rules]
+        report.target(f"{label}, 1 job / parse floor", rows[0].ratio, 2, "x", below=True)
+        report.target(
+            f"{label}, --no-rules, 1 job / parse floor", no_rules.ratio, 1.7, "x", below=True
+        )
 
-    # check-jsonschema on the same files with the same schema (it cannot read JSONL)
+
+def check_jsonschema_section(bench: Bench) -> None:
+    """check-jsonschema on the aggregate files with the same schema (it cannot read JSONL)."""
+    paths, report = bench.paths, bench.report
     files = sorted(
         str(p.relative_to(paths["aggregates"])) for p in paths["aggregates"].rglob("*.json")
     )
+    name = "check-jsonschema / evalreg validate (1 job), aggregate dir"
     try:
         import check_jsonschema  # noqa: F401
     except ImportError:
-        report.targets.append(
-            Target("check-jsonschema / evalreg, aggregate dir", "not installed", ">= 10x", None)
-        )
-    else:
-        command = [*CHECK_JSONSCHEMA, "--schemafile", str(AGGREGATE_SCHEMA), *files]
-        [check] = timed([Job(command, cwd=paths["aggregates"], before=_warm(paths["aggregates"]))])
-        report.rows.append(
-            Row("check-jsonschema aggregate dir", len(files), agg1.size, check, agg1.floor)
-        )
-        report.target(
-            "check-jsonschema / evalreg validate (1 job), aggregate dir",
-            check.wall / agg1.run.wall,
-            10,
-            "x",
-            below=False,
-        )
+        report.targets.append(Target(name, "not installed", ">= 10x", None))
+        return
+    aggregates = str(paths["aggregates"])
+    command = [*CHECK_JSONSCHEMA, "--schemafile", str(AGGREGATE_SCHEMA), *files]
+    warm = _warm(paths["aggregates"])
+    check, ours = bench.timed(
+        [
+            Job(command, cwd=paths["aggregates"], before=warm),
+            Job([*EVALREG, "validate", "--jobs", "1", aggregates], before=warm),
+        ],
+        bench.repeat,
+    )
+    report.rows.append(
+        Row("check-jsonschema aggregate dir", len(files), bench.size("aggregates"), check)
+    )
+    report.target(name, check.seconds / ours.seconds, 10, "x", below=False)
 
-    # migrate: against reading, parsing, serialising and writing the same records
-    rows = []
-    for key, records, to, label in (
-        (
-            "migrate_aggregates",
-            sizes.migrate_aggregates,
-            "0.2.0",
-            "migrate aggregate 0.1.0 -> 0.2.0",
-        ),
-        ("migrate_lines", sizes.migrate_lines, "latest", "migrate instance 0.2.0 -> latest"),
+
+def migrate_section(bench: Bench) -> None:
+    """Migrate to the latest version (1 job, all cores) against read, parse, dump and write."""
+    paths, sizes, report, out = bench.paths, bench.sizes, bench.report, bench.out
+    for key, records, label in (
+        ("migrate_aggregates", sizes.migrate_aggregates, "migrate aggregate 0.2.0 -> latest"),
+        ("migrate_lines", sizes.migrate_lines, "migrate instance 0.2.0 -> latest"),
     ):
         source, written = str(paths[key]), out / "floor"
-        command = [*EVALREG, "migrate", "--to", to, source, "--out"]
-        floor, one, all_cores = timed(
+        command = [*EVALREG, "migrate", "--to", "latest", source, "--out"]
+        floor, one, all_cores = bench.timed(
             [
                 Job([*FLOOR, "rewrite", source, str(written)], before=_warm(paths[key], written)),
                 Job(
@@ -482,43 +542,48 @@ def benchmark(data: Path, sizes: Sizes, repeat: int, cores: int, idle: float) ->
                     before=_warm(paths[key], out / "one"),
                 ),
                 Job(
-                    [*command, str(out / "all"), "--jobs", str(cores)],
+                    [*command, str(out / "all"), "--jobs", str(bench.cores)],
                     before=_warm(paths[key], out / "all"),
                 ),
             ],
-            repeat,
+            bench.repeat,
         )
         same = _tree_digest(out / "one") == _tree_digest(out / "all")
-        rows.append(
-            (
-                Row(f"{label}, --jobs 1", records, size(key), one, floor),
-                Row(f"{label}, {many}", records, size(key), all_cores, floor),
-                same,
-            )
+        rows = (
+            Row(f"{label}, --jobs 1", records, bench.size(key), one, floor),
+            Row(f"{label}, {bench.many}", records, bench.size(key), all_cores, floor),
         )
-        report.rows += rows[-1][:2]
-    (magg1, magg_n, same_agg), (mlines1, mlines_n, same_lines) = rows
-    for row in (magg_n, mlines_n, magg1, mlines1):
-        name = row.name.replace(", --jobs 1", ", 1 job").replace(f", {many}", ", all cores")
-        report.target(f"{name} / rewrite floor", row.ratio, 3, "x", below=True)
+        bench.migrated.append((*rows, same))
+        report.rows += rows
+        for row, name in ((rows[0], "1 job"), (rows[1], "all cores")):
+            report.target(f"{label}, {name} / rewrite floor", row.ratio, 2.5, "x", below=True)
 
-    # --jobs: throughput and identical output
-    pairs = [(agg1, agg_n), (lines1, lines_n), (magg1, magg_n), (mlines1, mlines_n)]
+
+def jobs_section(bench: Bench) -> None:
+    """--jobs: throughput against one job and the machine's ceiling, and identical output."""
+    report, cores, many = bench.report, bench.cores, bench.many
+    pairs = [*bench.validated, *((one, all_cores) for one, all_cores, _ in bench.migrated)]
+    if not pairs:
+        return
     if cores < 2:
         report.targets.append(Target("--jobs 2 / --jobs 1 throughput", "one core", ">= 1.7x", None))
+    elif SETTINGS.clock == "cpu":
+        # A gain in throughput is a gain in wall time: CPU time cannot show it.
+        report.targets.append(Target(f"{many} / --jobs 1 throughput", "wall only", ">= 1.7x", None))
     else:
         # The machine's own ceiling: equal, independent pieces of pure-Python work, done by one
         # process and by one per core (a core may run faster while the others are idle).
         units = str(6 * cores)
-        alone, together = timed(
-            [Job([*FLOOR, "spin", units, "1"]), Job([*FLOOR, "spin", units, str(cores)])], repeat
+        alone, together = bench.timed(
+            [Job([*FLOOR, "spin", units, "1"]), Job([*FLOOR, "spin", units, str(cores)])],
+            bench.repeat,
         )
         for name, run in (("1 process", alone), (f"{cores} processes", together)):
             report.rows.append(Row(f"machine: pure-Python work, {name}", int(units), 0, run))
         ceiling = alone.wall / together.wall
         report.notes.append(
             f"machine ceiling for {many}: independent pure-Python work runs "
-            f"{ceiling:.2f}x as fast in {cores} processes as in one"
+            f"{ceiling:.2f}x as fast in {cores} processes as in one (wall clock)"
         )
         shares = []
         for one, all_cores in pairs:
@@ -527,8 +592,10 @@ def benchmark(data: Path, sizes: Sizes, repeat: int, cores: int, idle: float) ->
             report.target(f"{name}: {many} / --jobs 1 throughput", gain, 1.7, "x", below=False)
             shares.append(f"{name} {gain / ceiling:.2f}")
         report.notes.append("each --jobs gain over that ceiling: " + "; ".join(shares))
-    same = same_agg and same_lines and all(a.run.stdout == b.run.stdout for a, b in pairs)
-    problems = sum(row.run.stdout.count(b"\n") - 1 for row in (agg1, lines1))
+    same = all(same for *_, same in bench.migrated) and all(
+        a.run.stdout == b.run.stdout for a, b in pairs
+    )
+    problems = sum(one.run.stdout.count(b"\n") - 1 for one, _ in bench.validated)
     report.targets.append(
         Target(
             f"{many} output, files and {problems} problems identical to --jobs 1",
@@ -538,22 +605,29 @@ def benchmark(data: Path, sizes: Sizes, repeat: int, cores: int, idle: float) ->
         )
     )
 
-    # scaling out: --jobs 2 and a Dask cluster of two workers on the instance files
+
+def scale_section(bench: Bench) -> None:
+    """Scaling out: --jobs 2 and a Dask cluster of two workers on the instance files."""
     try:
         import distributed  # noqa: F401
     except ImportError:
-        report.targets.append(Target("Dask with 2 workers", "not installed", "dask extra", None))
-    else:
-        import scale
+        bench.report.targets.append(
+            Target("Dask with 2 workers", "not installed", "dask extra", None)
+        )
+        return
+    import scale
 
-        inputs = {key: paths[key] for key in ("lines", "migrate_lines")}
-        counts = {"lines": sizes.lines, "migrate_lines": sizes.migrate_lines}
-        scale.measure(inputs, counts, timed, repeat, report, out / "scale")
+    inputs = {key: bench.paths[key] for key in ("lines", "migrate_lines")}
+    counts = {"lines": bench.sizes.lines, "migrate_lines": bench.sizes.migrate_lines}
+    scale.measure(inputs, counts, bench.timed, bench.repeat, bench.report, bench.out / "scale")
 
-    # memory: a large JSONL file, default jobs
-    label = f"{sizes.memory_lines:,} lines ({size('memory_lines') / 1e9:.1f} GB)"
-    source = str(paths["memory_lines"])
-    validate, migrate = timed(
+
+def memory_section(bench: Bench) -> None:
+    """Peak memory of validate and migrate of a large JSONL file, default jobs."""
+    sizes, report, out = bench.sizes, bench.report, bench.out
+    label = f"{sizes.memory_lines:,} lines ({bench.size('memory_lines') / 1e9:.1f} GB)"
+    source = str(bench.paths["memory_lines"])
+    validate, migrate = bench.timed(
         [
             Job([*EVALREG, "validate", source]),
             Job(
@@ -564,9 +638,8 @@ def benchmark(data: Path, sizes: Sizes, repeat: int, cores: int, idle: float) ->
         memory=True,
     )
     for name, run in (("validate", validate), ("migrate", migrate)):
-        report.rows.append(
-            Row(f"{name} {label}, all cores", sizes.memory_lines, size("memory_lines"), run)
-        )
+        size = bench.size("memory_lines")
+        report.rows.append(Row(f"{name} {label}, all cores", sizes.memory_lines, size, run))
         report.target(
             f"peak memory (PSS, all processes), {name} {label}",
             run.pss / 1e6,
@@ -578,27 +651,129 @@ def benchmark(data: Path, sizes: Sizes, repeat: int, cores: int, idle: float) ->
             f"peak RSS of any one process, {name} {label}", run.rss / 1e6, 150, " MB", below=True
         )
 
-    # start-up: one file, as a pre-commit hook runs it
-    [run] = timed([Job([*EVALREG, "validate", str(paths["one"])])], max(repeat, 5))
-    report.rows.append(Row("validate one file (start-up)", 1, size("one"), run))
-    report.target("start-up: validate one file, wall", run.wall, 0.4, " s", below=True)
-    shutil.rmtree(out, ignore_errors=True)
-    return report
+
+STARTUP_LIMITS = {"version": 0.08, "import": 0.08, "validate": 0.15}
+"""Seconds each start-up may take: `evalreg --version`, `import evalreg`, validating one file."""
+
+
+def startup_section(bench: Bench) -> None:
+    """Start-up: `evalreg --version`, `import evalreg`, and one file validated as a hook would.
+
+    The floor is a process that starts Python, reads the same file and parses it with orjson.
+    """
+    one = bench.paths["one"]
+    jobs = {
+        "floor": Job([*FLOOR, "parse", str(one.parent)]),
+        "version": Job([*EVALREG, "--version"]),
+        "import": Job([PYTHON, "-c", "import evalreg"]),
+        "validate": Job([*EVALREG, "validate", str(one)]),
+    }
+    runs = dict(zip(jobs, bench.timed(list(jobs.values()), max(bench.repeat, 5)), strict=True))
+    floor = runs["floor"]
+    names = {
+        "version": "start-up: evalreg --version",
+        "import": 'start-up: python -c "import evalreg"',
+        "validate": "start-up: evalreg validate one file",
+    }
+    bench.report.rows.append(Row("start-up floor: python, read and parse one file", 1, 0, floor))
+    for key, name in names.items():
+        run = runs[key]
+        bench.report.rows.append(Row(name, 1, bench.size("one"), run, floor))
+        bench.report.target(
+            f"{name} ({SETTINGS.clock})", run.seconds, STARTUP_LIMITS[key], " s", below=True
+        )
+
+
+def eee_section(bench: Bench, eee: str | None, datastore: Path | None) -> None:
+    """Every Eval Ever's validator and duplicate check against `evalreg validate` with its rules.
+
+    Both read the same files of a real datastore, as whole processes. evalreg is judged with
+    `--jobs 1`: Every Eval Ever's validator runs in one process, so both use one core; all cores
+    are shown too.
+    """
+    name = "every_eval_ever validate + check-duplicates / evalreg validate --jobs 1"
+    if eee is None or datastore is None:
+        bench.report.targets.append(Target(name, "not given", ">= 5x", None))
+        bench.report.notes.append(
+            "the Every Eval Ever comparison needs --eee PATH/TO/every_eval_ever and "
+            "--eee-data DATASTORE"
+        )
+        return
+    import conformance_eee
+
+    data = conformance_eee.data_folder(datastore)
+    files = conformance_eee.datastore_files(data)
+    theirs = Run()
+    for _ in range(bench.repeat):
+        wait_until_idle(bench.idle)
+        side = conformance_eee.run_eee(eee, files)
+        theirs.wall, theirs.cpu = min(theirs.wall, side.seconds), min(theirs.cpu, side.cpu)
+    one, all_cores = bench.timed(
+        [
+            Job(conformance_eee.evalreg_command(data, 1, [])),
+            Job(conformance_eee.evalreg_command(data, bench.cores, [])),
+        ],
+        bench.repeat,
+    )
+    size = sum(os.path.getsize(f) for f in files)
+    bench.report.rows += [
+        Row("every_eval_ever validate + check-duplicates", len(files), size, theirs),
+        Row("evalreg validate (EEE datastore), --jobs 1", len(files), size, one),
+        Row(f"evalreg validate (EEE datastore), {bench.many}", len(files), size, all_cores),
+    ]
+    bench.report.target(name, theirs.seconds / one.seconds, 5, "x", below=False)
+    bench.report.notes.append(
+        f"every_eval_ever on {len(files):,} files of {datastore}: "
+        f"{theirs.seconds / all_cores.seconds:.1f}x the time of evalreg with {bench.many}"
+    )
+
+
+def benchmark(
+    data: Path,
+    sizes: Sizes,
+    repeat: int,
+    cores: int,
+    idle: float,
+    only: Sequence[str] = SECTIONS,
+    eee: tuple[str | None, Path | None] = (None, None),
+) -> Report:
+    """Run the measurements of the sections `only`; return the rows and the targets."""
+    bench = Bench(prepare_data(data, sizes), sizes, repeat, cores, idle, data / "out")
+    print("measuring ...", flush=True)
+    # warm up: the bytecode cache of evalreg and its dependencies, the files in the page cache
+    warm = [*EVALREG, "validate", str(bench.paths["one"])]
+    subprocess.run(warm, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    sections: dict[str, Callable[[Bench], None]] = {
+        "validate": validate_section,
+        "check-jsonschema": check_jsonschema_section,
+        "migrate": migrate_section,
+        "jobs": jobs_section,
+        "scale": scale_section,
+        "memory": memory_section,
+        "startup": startup_section,
+        "eee": lambda bench: eee_section(bench, *eee),
+    }
+    for name in SECTIONS:
+        if name in only:
+            sections[name](bench)
+    shutil.rmtree(bench.out, ignore_errors=True)
+    return bench.report
 
 
 def render(report: Report) -> str:
     """Return the two tables as text."""
     lines = [
-        f"{'run':<50} {'records':>9} {'MB':>8} {'wall s':>7} {'records/s':>10} {'MB/s':>6} "
-        f"{'floor s':>7} {'ratio':>7} {'RSS MB':>6} {'PSS MB':>6} {'others':>6}",
+        f"{'run':<50} {'records':>9} {'MB':>8} {'wall s':>7} {'CPU s':>7} {'records/s':>10} "
+        f"{'MB/s':>6} {'floor s':>7} {'ratio':>7} {'RSS MB':>6} {'PSS MB':>6} {'others':>6}",
     ]
     for row in report.rows:
-        floor = f"{row.floor.wall:7.2f}" if row.floor else f"{'':7}"
+        floor = f"{row.floor.seconds:7.2f}" if row.floor else f"{'':7}"
         ratio = f"{row.ratio:6.2f}x" if row.floor else f"{'':7}"
         pss = f"{row.run.pss / 1e6:6.0f}" if row.run.pss else f"{'':6}"
+        seconds = max(row.run.seconds, 1e-9)
         lines.append(
             f"{row.name:<50} {row.records:>9,} {row.size / 1e6:8.1f} {row.run.wall:7.2f} "
-            f"{row.records / row.run.wall:10,.0f} {row.size / 1e6 / row.run.wall:6.1f} "
+            f"{row.run.cpu:7.2f} {row.records / seconds:10,.0f} {row.size / 1e6 / seconds:6.1f} "
             f"{floor} {ratio} {row.run.rss / 1e6:6.0f} {pss} {row.run.others:6.0%}"
         )
     lines += ["", f"{'target':<78} {'measured':>10} {'limit':>10}  result"]
@@ -620,15 +795,41 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--idle",
         type=float,
         default=None,
-        help=f"seconds to wait for an idle machine before each run (default {IDLE_TIMEOUT:g})",
+        help=f"seconds to wait for an idle machine before each run (default {IDLE_TIMEOUT:g}; "
+        "0 with --quick or --clock cpu)",
+    )
+    parser.add_argument(
+        "--clock",
+        choices=CLOCKS,
+        default="wall",
+        help="the time ratios and targets use: wall (a quiet machine) or cpu (user + system "
+        "of whole processes, for a machine others share)",
+    )
+    parser.add_argument(
+        "--only",
+        default=",".join(SECTIONS),
+        help=f"comma-separated sections to run (default all: {','.join(SECTIONS)})",
+    )
+    parser.add_argument("--eee", help="Every Eval Ever's every_eval_ever program")
+    parser.add_argument(
+        "--eee-data", type=Path, help="a datastore (a folder holding data/) for the --eee run"
     )
     args = parser.parse_args(argv)
+    only = [name.strip() for name in args.only.split(",") if name.strip()]
+    unknown = sorted(set(only) - set(SECTIONS))
+    if unknown:
+        parser.error(f"unknown sections: {', '.join(unknown)} (known: {', '.join(SECTIONS)})")
+    SETTINGS.clock = args.clock
     sizes = QUICK if args.quick else FULL
     repeat = args.repeat or (1 if args.quick else 3)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    idle = args.idle if args.idle is not None else 0.0 if args.quick else IDLE_TIMEOUT
-    report = benchmark(args.data, sizes, repeat, cores or 1, idle)
-    print(f"\n{sys.platform}, {cores} cores, Python {sys.version.split()[0]}, best of {repeat}\n")
+    quiet = args.quick or args.clock == "cpu"
+    idle = args.idle if args.idle is not None else 0.0 if quiet else IDLE_TIMEOUT
+    report = benchmark(args.data, sizes, repeat, cores or 1, idle, only, (args.eee, args.eee_data))
+    print(
+        f"\n{sys.platform}, {cores} cores, Python {sys.version.split()[0]}, best of {repeat}, "
+        f"ratios by {'CPU time (user + system)' if args.clock == 'cpu' else 'wall clock'}\n"
+    )
     print(render(report))
     missed = [t for t in report.targets if t.met is False]
     return 0 if args.quick or not missed else 1

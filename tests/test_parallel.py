@@ -341,12 +341,14 @@ def test_the_benchmark_prints_every_target(tmp_path: Path) -> None:
         "validate aggregate dir, 1 job / parse floor",
         "validate instance JSONL, 1 job / parse floor",
         "check-jsonschema / evalreg",
-        "migrate aggregate 0.1.0 -> 0.2.0, all cores / rewrite floor",
+        "migrate aggregate 0.2.0 -> latest, all cores / rewrite floor",
         "migrate instance 0.2.0 -> latest, 1 job / rewrite floor",
         "--jobs 1 throughput",
         "identical to --jobs 1",
         "peak memory (PSS, all processes), migrate",
-        "start-up: validate one file",
+        "start-up: evalreg validate one file",
+        "--no-rules, 1 job / parse floor",
+        "start-up: evalreg --version",
         "machine ceiling for --jobs",
     ):
         assert target in done.stdout
