@@ -1,11 +1,16 @@
 """JSON encoding and decoding, exact for every number JSON can hold, and exact deep copies.
 
-Decoding uses msgspec, which is as fast as orjson and keeps integers exact (orjson turns
-integers wider than 64 bits into floats), up to `MAX_INT_DIGITS` digits. A decimal number that
-a double cannot hold as written (more digits than a double keeps, `1e-400`) is read as an
-`ExactNumber`: a float of the nearest value, that remembers its text and is written back as it
-was. Encoding uses orjson, the fastest, and msgspec for the rare value orjson refuses (integers
-wider than 64 bits). A migration must never change a number.
+Reading takes one of two paths. The canonical fast path decodes a document with orjson and
+writes the value again: where that gives its bytes back (compact, or indented by two spaces, as
+nearly every program writes JSON), the bytes are proven to name no key twice and to hold no
+number a double cannot, and the value is the record (see `_canonical`). Any other document
+takes the exact path: msgspec decodes it, keeping integers exact up to `MAX_INT_DIGITS` digits
+(orjson turns wider ones into floats); a decimal number that a double cannot hold as written
+(more digits than a double keeps, `1e-400`) is read as an `ExactNumber`: a float of the nearest
+value, that remembers its text and is written back as it was; then a key named twice is looked
+for. Both paths give the same records and the same errors. Encoding uses orjson, the fastest,
+and msgspec for the rare value orjson refuses (integers wider than 64 bits). A migration must
+never change a number.
 """
 
 from __future__ import annotations
@@ -143,6 +148,35 @@ def _decode(data: bytes | str) -> Any:
         raise ValueError(TOO_DEEP) from None
 
 
+_NOT_CANONICAL: Any = object()
+_JSON_SPACE = b" \t\r\n"
+
+
+def _canonical(data: bytes) -> Any:
+    """Return the value of `data` if `data` is its own canonical encoding, else `_NOT_CANONICAL`.
+
+    Canonical: what orjson writes for the value it reads from `data`, compact or (a document
+    whose second byte is a line end) indented by two spaces, with trailing white space. Equal
+    bytes prove all that the exact path (`_exact_loads`) checks: no object names a key twice
+    (the value holds each key once, and so does its encoding), every number reads back as it
+    is written (its text is the shortest that gives its double: a plain float, no
+    `ExactNumber`), every integer fits in 64 bits and nothing nests deeper than `MAX_DEPTH`
+    (orjson writes no other). Files written by `json.dumps(indent=2)` or orjson, and JSONL
+    lines written compact, are canonical unless they escape characters JSON need not escape.
+    """
+    try:
+        value = orjson.loads(data)
+        encoded = orjson.dumps(value, option=orjson.OPT_INDENT_2 if data[1:2] == b"\n" else 0)
+    except (orjson.JSONDecodeError, orjson.JSONEncodeError):
+        return _NOT_CANONICAL
+    if not data.startswith(encoded):
+        return _NOT_CANONICAL
+    size, written = len(data), len(encoded)
+    if size == written or (size == written + 1 and data[-1] == 10):  # "\n"
+        return value
+    return value if not data[written:].strip(_JSON_SPACE) else _NOT_CANONICAL
+
+
 def loads(data: bytes | str) -> Any:
     """Parse one JSON document, keeping every number exact (see `ExactNumber`).
 
@@ -151,10 +185,24 @@ def loads(data: bytes | str) -> Any:
     deeper than `MAX_DEPTH` are refused: none of them is JSON a schema could check or a
     migration could write back as it was.
 
+    A document that is its own canonical encoding (see `_canonical`: nearly every file a
+    program wrote) is read by the fast path; any other by the exact path, which gives the same
+    value for a canonical document (as a property test checks).
+
     Raises:
         DuplicateKeyError: an object names a key twice (a `ValueError`).
         ValueError: `data` is not valid JSON, is not valid UTF-8, or nests too deeply.
     """
+    if type(data) is bytes:
+        value = _canonical(data)
+        if value is not _NOT_CANONICAL:
+            return value
+    return _exact_loads(data)
+
+
+def _exact_loads(data: bytes | str) -> Any:
+    """Parse one JSON document the exact way: numbers through `_number`, then the duplicate
+    and depth check (`_checked`, and where it cannot tell, `_refuse_deep_or_duplicates`)."""
     value = _decode(data)
     if type(value) is dict or type(value) is list:
         raw = data.encode("utf-8") if isinstance(data, str) else data
@@ -164,39 +212,18 @@ def loads(data: bytes | str) -> Any:
 
 
 def loads_lines(lines: list[bytes]) -> list[Any]:
-    """Parse JSON lines like `loads`, each to its value or to the `ValueError` it raises.
-
-    The duplicate and depth check (see `_checked`) runs once for all the lines that parse: only
-    when it fails for them together is each line checked alone.
-    """
+    """Parse JSON lines like `loads`, each to its value or to the `ValueError` it raises."""
     values: list[Any] = []
-    containers = True
+    append = values.append
     for line in lines:
+        value = _canonical(line)
+        if value is not _NOT_CANONICAL:
+            append(value)
+            continue
         try:
-            value = _decode(line)
+            append(_exact_loads(line))
         except ValueError as err:
-            value = err
-        values.append(value)
-        containers = containers and (type(value) is dict or type(value) is list)
-    if containers:
-        checked, text = values, b"".join(lines)
-    else:
-        kept = [
-            (line, value)
-            for line, value in zip(lines, values, strict=True)
-            if type(value) is dict or type(value) is list
-        ]
-        checked, text = [value for _, value in kept], b"".join(line for line, _ in kept)
-    if not checked:
-        return values
-    if not _checked(text, checked):
-        for index, line in enumerate(lines):
-            value = values[index]
-            if type(value) is dict or type(value) is list:
-                try:
-                    loads(line)
-                except ValueError as err:
-                    values[index] = err
+            append(err)
     return values
 
 

@@ -107,7 +107,7 @@ def jsonl_item(path: str, line_no: int, line: bytes) -> Item | None:
 
 
 JSONL_CHUNK = 256
-"""Lines parsed together: the duplicate-key check runs once for all of them."""
+"""Lines parsed together (`loads_lines`)."""
 
 
 def jsonl_items(path: str, first: int, lines: Sequence[bytes]) -> Iterator[Item]:
