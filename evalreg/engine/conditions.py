@@ -1,17 +1,29 @@
-"""Declarative rules compiled: conditions on JSON pointers turned into fast Python functions.
+"""Declarative rules compiled: a family's conditions on JSON pointers turned into Python source.
 
-A manifest's rule is compiled once into closures that read pre-split pointers, so that a rule
-checked on every record costs a few dictionary lookups per condition, and builds a message only
-when a condition fails.
+The declared rules of a family are written out once as the source of one Python module, one
+function per rule, and compiled (as fastjsonschema does for schemas). Within a rule, each place
+that `each` reaches is read once per pointer prefix (`/metric_config/min_score` and
+`/metric_config/max_score` read `/metric_config` once), each condition is an expression over
+those values, and a message is built only when a condition fails. `rules_source` gives the
+module's source, to read or debug (tracebacks through it show its lines).
+
+Comparisons are those of JSON values: numbers compare as numbers (an `ExactNumber`, which a
+double cannot hold, by its exact value as written: `1.50000000000000000001 > 1.5`), strings
+with strings; any other pair holds (the schema says what types are allowed).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import linecache
+import operator
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from decimal import Decimal
 from typing import Any, Protocol
 
+from evalreg.io.codec import ExactNumber
 from evalreg.io.pointer import MISSING, split, to_pointer
-from evalreg.registry.rules import COMPARISONS, Condition, Operand, RuleSpec
+from evalreg.registry.rules import Condition, Operand, RuleSpec
 
 _MAX_SHOWN = 60
 
@@ -22,76 +34,53 @@ class Reporter(Protocol):
     def report(self, pointer: str, message: str) -> None: ...
 
 
-Test = Callable[[Any, dict[str, str]], "str | None"]
-"""A compiled condition: why it does not hold for an item (None when it holds)."""
-Getter = Callable[[Any, dict[str, str]], Any]
-_NUMBERS = (int, float)
+Check = Callable[[Any, Reporter, dict[str, str]], None]
+"""A compiled rule: it reports each failed condition of each place it checks."""
+
+# -- what the compiled source calls ----------------------------------------------------------
+
+_PLAIN = (int, float)
+"""The types of numbers compared as they are (`bool` is not one: `type(True) is bool`)."""
+_NUMBERS = (int, float, ExactNumber)
 
 
-def _walk(node: Any, tokens: tuple[str, ...]) -> Any:
-    for token in tokens:
-        if type(node) is dict:
-            node = node.get(token, MISSING)
-            if node is MISSING:
-                return MISSING
-        elif type(node) is list and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
-        else:
-            return MISSING
-    return node
+def _exact(number: Any) -> Decimal:
+    """Return a number's exact value as written (a plain float's shortest text is that)."""
+    if type(number) is ExactNumber:
+        return Decimal(number.text)
+    return Decimal(number) if type(number) is int else Decimal(repr(number))
 
 
-def _getter(operand: Operand) -> Getter:
-    """Return a function reading an operand's value from an item (and the path's groups)."""
-    if operand.kind in ("group", "file"):
-        name = str(operand.value) if operand.kind == "group" else f"${operand.value}"
-        return lambda item, groups: groups.get(name, MISSING)
-    if operand.kind == "value":
-        value = operand.value
-        return lambda item, groups: value
-    tokens = tuple(split(operand.value))
-    if len(tokens) == 1:
-        (token,) = tokens
-        return lambda item, groups: (
-            item.get(token, MISSING) if type(item) is dict else _walk(item, tokens)
-        )
-    if len(tokens) == 2:
-        outer, inner = tokens
-
-        def get(item: Any, groups: dict[str, str]) -> Any:
-            # The usual case, an object in an object, without the general walk.
-            if type(item) is dict:
-                middle = item.get(outer)
-                if type(middle) is dict:
-                    return middle.get(inner, MISSING)
-            return _walk(item, tokens)
-
-        return get
-    return lambda item, groups: _walk(item, tokens)
-
-
-def _ordered(a: Any, b: Any) -> bool:
-    """Return whether `a` and `b` can be ordered: both numbers (not booleans), or both strings."""
-    kinds = (type(a), type(b))
-    return (kinds[0] in _NUMBERS and kinds[1] in _NUMBERS) or kinds == (str, str)
+def _orders(compare: Callable[[Any, Any], bool], a: Any, b: Any) -> bool:
+    """Return whether `compare(a, b)` holds where `a` and `b` are not both plain numbers:
+    numbers by their exact values, strings as strings, any other pair holds."""
+    if type(a) in _NUMBERS and type(b) in _NUMBERS:
+        return compare(_exact(a), _exact(b))
+    if type(a) is str and type(b) is str:
+        return compare(a, b)
+    return True
 
 
 def _equal(a: Any, b: Any) -> bool:
-    """Return whether two JSON values are equal (1 == 1.0, but True != 1)."""
+    """Return whether two JSON values are equal (1 == 1.0, but True != 1; exact numbers exactly)."""
     if type(a) in _NUMBERS and type(b) in _NUMBERS:
+        if type(a) is ExactNumber or type(b) is ExactNumber:
+            return _exact(a) == _exact(b)
         return bool(a == b)
     return type(a) is type(b) and bool(a == b)
 
 
-_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
-    "eq": _equal,
-    "ne": lambda a, b: not _equal(a, b),
-    "lt": lambda a, b: bool(a < b),
-    "le": lambda a, b: bool(a <= b),
-    "gt": lambda a, b: bool(a > b),
-    "ge": lambda a, b: bool(a >= b),
-}
-_SYMBOL = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+def _is_in(value: Any, allowed: Sequence[Any]) -> bool:
+    return any(_equal(value, candidate) for candidate in allowed)
+
+
+def _each(node: Any) -> Iterable[tuple[int | str, Any]]:
+    """Return the places a `*` token reaches: every item of an array (or a key named `*`)."""
+    if type(node) is list:
+        return enumerate(node)
+    if type(node) is dict and "*" in node:
+        return (("*", node["*"]),)
+    return ()
 
 
 def _shown(value: Any) -> str:
@@ -99,130 +88,313 @@ def _shown(value: Any) -> str:
     return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 3] + "..."
 
 
-def compile_condition(cond: Condition) -> Test:
-    """Return a function telling why `cond` does not hold for an item (None when it holds)."""
-    op = cond.op
-    if op in ("any", "not"):
-        tests = [compile_condition(c) for c in cond.conditions]
-        if op == "not":
-            (inner,) = tests
-            shown = str(cond.conditions[0])
-            return lambda item, groups: f"{shown} holds" if inner(item, groups) is None else None
+def _groups(match: Any) -> dict[str, str]:
+    return {k: v for k, v in match.groupdict().items() if v is not None}
 
-        def any_of(item: Any, groups: dict[str, str]) -> str | None:
-            reasons = [test(item, groups) for test in tests]
-            return None if None in reasons else "; ".join(r for r in reasons if r)
 
-        return any_of
-    getters = [_getter(o) for o in cond.operands]
-    if op in ("present", "absent"):
-        (get,) = getters
-        pointer = cond.operands[0].value
-        if op == "present":
-            return lambda item, groups: (
-                f"{pointer} is missing" if get(item, groups) is MISSING else None
-            )
-        return lambda item, groups: (
-            None if get(item, groups) is MISSING else f"{pointer} is present"
+_RUNTIME: dict[str, Any] = {
+    "MISSING": MISSING,
+    "PLAIN": _PLAIN,
+    "each": _each,
+    "equal": _equal,
+    "is_in": _is_in,
+    "orders": _orders,
+    "shown": _shown,
+    "pointer": to_pointer,
+    "path_groups": _groups,
+    "lt": operator.lt,
+    "le": operator.le,
+    "gt": operator.gt,
+    "ge": operator.ge,
+}
+"""The names the compiled source uses besides its own constants."""
+
+_SYMBOL = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+_INLINE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+
+# -- writing the source ----------------------------------------------------------------------
+
+
+class _Module:
+    """The source of one module of compiled rules, and the constants it refers to."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.constants: dict[str, Any] = {}
+
+    def constant(self, value: Any) -> str:
+        """Return the source of a value: a literal where one is exact, else a named constant."""
+        if value is None or type(value) in (bool, int, str):
+            return repr(value)
+        if type(value) is float and repr(value) not in ("inf", "-inf", "nan"):
+            return repr(value)
+        name = f"K{len(self.constants) + 1}"
+        self.constants[name] = value
+        return name
+
+
+class _Function:
+    """The source of one rule's function: its lines, and the places and values it reads."""
+
+    def __init__(self, module: _Module) -> None:
+        self.module = module
+        self.lines: list[str] = []
+        self.indent = 1
+        self.count = 0
+        self.reads: dict[tuple[str, tuple[str, ...]], str] = {}
+        """The variable holding each pointer prefix read from a root (item, record)."""
+
+    def line(self, text: str) -> None:
+        self.lines.append("    " * self.indent + text)
+
+    def name(self, prefix: str) -> str:
+        self.count += 1
+        return f"{prefix}{self.count}"
+
+    def read(self, root: str, tokens: tuple[str, ...]) -> str:
+        """Return the variable of the value at `tokens` under `root`, reading what is not read."""
+        if not tokens:
+            return root
+        found = self.reads.get((root, tokens))
+        if found is not None:
+            return found
+        parent = self.read(root, tokens[:-1])
+        variable = self.name("v")
+        self.line(f"{variable} = {_step(parent, tokens[-1])}")
+        self.reads[root, tokens] = variable
+        return variable
+
+
+def _step(parent: str, token: str) -> str:
+    """Return the expression of one token's step from `parent` (MISSING where it leads nowhere)."""
+    key = repr(token)
+    if token.isascii() and token.isdigit():
+        index = int(token)
+        return (
+            f"{parent}.get({key}, MISSING) if type({parent}) is dict else "
+            f"({parent}[{index}] if type({parent}) is list and {index} < len({parent}) "
+            "else MISSING)"
         )
-    if op in COMPARISONS:
-        return _comparison(cond, getters)
-    (get,) = getters
-    (operand,) = cond.operands
-    if op == "in":
-        allowed = cond.values
-
-        def within(item: Any, groups: dict[str, str]) -> str | None:
-            value = get(item, groups)
-            if value is MISSING or any(_equal(value, a) for a in allowed):
-                return None
-            return f"{operand} = {_shown(value)}, not one of {list(allowed)!r}"
-
-        return within
-    pattern = cond.pattern
-    assert pattern is not None
-
-    def matches(item: Any, groups: dict[str, str]) -> str | None:
-        value = get(item, groups)
-        if value is MISSING or (isinstance(value, str) and pattern.search(value)):
-            return None
-        return f"{operand} = {_shown(value)} does not match {pattern.pattern!r}"
-
-    return matches
+    return f"{parent}.get({key}, MISSING) if type({parent}) is dict else MISSING"
 
 
-def _comparison(cond: Condition, getters: list[Getter]) -> Test:
-    left, right = getters
-    compare = _COMPARE[cond.op]
-    ordering = cond.op not in ("eq", "ne")
+class _Scope:
+    """Where the operands of conditions are read: the item, the record's groups."""
+
+    def __init__(self, function: _Function, item: str, groups: str) -> None:
+        self.function = function
+        self.item = item
+        self.groups = groups
+        self.values: dict[tuple[str, str], str] = {}
+        self.literals: set[str] = set()
+
+    def operand(self, operand: Operand) -> str:
+        """Return the expression of an operand's value (reading it here if need be)."""
+        if operand.kind == "value":
+            literal = self.function.module.constant(operand.value)
+            self.literals.add(literal)
+            return literal
+        if operand.kind == "pointer":
+            return self.function.read(self.item, tuple(split(str(operand.value))))
+        name = str(operand.value) if operand.kind == "group" else f"${operand.value}"
+        found = self.values.get((self.groups, name))
+        if found is None:
+            found = self.values[self.groups, name] = self.function.name("g")
+            self.function.line(f"{found} = {self.groups}.get({name!r}, MISSING)")
+        return found
+
+    def prepare(self, conditions: Iterable[Condition]) -> None:
+        """Read every operand of `conditions` (so that each is read once, before any test)."""
+        for cond in conditions:
+            self.prepare(cond.conditions)
+            for operand in cond.operands:
+                self.operand(operand)
+
+    def fails(self, cond: Condition) -> tuple[str, str]:
+        """Return the expressions of whether `cond` fails, and of why (valid once it fails)."""
+        op, module = cond.op, self.function.module
+        if op == "any":
+            parts = [self.fails(c) for c in cond.conditions]
+            failing = " and ".join(f"({f})" for f, _ in parts)
+            return failing, ' + "; " + '.join(w for _, w in parts)
+        if op == "not":
+            failing, _ = self.fails(cond.conditions[0])
+            return f"not ({failing})", repr(f"{cond.conditions[0]} holds")
+        values = [self.operand(o) for o in cond.operands]
+        if op in ("present", "absent"):
+            (value,) = values
+            pointer = cond.operands[0].value
+            if op == "present":
+                return f"{value} is MISSING", repr(f"{pointer} is missing")
+            return f"{value} is not MISSING", repr(f"{pointer} is present")
+        if op in _SYMBOL:
+            return _comparison(cond, *values, found=self.found)
+        (value,) = values
+        shown = f"{f'{cond.operands[0]} = '!r} + shown({value})"
+        if op == "in":
+            allowed = module.constant(tuple(cond.values))
+            why = f"{shown} + {f', not one of {list(cond.values)!r}'!r}"
+            return f"{self.found(value)}not is_in({value}, {allowed})", why
+        assert cond.pattern is not None
+        pattern = module.constant(cond.pattern)
+        why = f"{shown} + {f' does not match {cond.pattern.pattern!r}'!r}"
+        matching = f"isinstance({value}, str) and {pattern}.search({value})"
+        return f"{self.found(value)}not ({matching})", why
+
+    def found(self, value: str) -> str:
+        """Return the test that `value` was found, followed by `and` (none for a literal)."""
+        return "" if value in self.literals else f"{value} is not MISSING and "
+
+
+def _comparison(cond: Condition, a: str, b: str, *, found: Callable[[str], str]) -> tuple[str, str]:
     first, second = cond.operands
-    expected = f"expected {first} {_SYMBOL[cond.op]} {second}"
-
-    def test(item: Any, groups: dict[str, str]) -> str | None:
-        a = left(item, groups)
-        if a is MISSING:
-            return None
-        b = right(item, groups)
-        if b is MISSING or (ordering and not _ordered(a, b)) or compare(a, b):
-            return None
-        return f"{first} = {_shown(a)}, {second} = {_shown(b)}; {expected}"
-
-    return test
+    op = cond.op
+    if op in _INLINE:
+        holds = (
+            f"({a} {_INLINE[op]} {b} if type({a}) in PLAIN and type({b}) in PLAIN "
+            f"else orders({op}, {a}, {b}))"
+        )
+    else:
+        holds = f"{'' if op == 'eq' else 'not '}equal({a}, {b})"
+    failing = f"{found(a)}{found(b)}not {holds}"
+    expected = f"; expected {first} {_SYMBOL[op]} {second}"
+    why = f"{f'{first} = '!r} + shown({a}) + {f', {second} = '!r} + shown({b}) + {expected!r}"
+    return failing, why
 
 
 def _place(cond: Condition) -> tuple[str, ...]:
     """Return where a failed condition points: its first pointer (the parent, for `present`)."""
     for operand in cond.operands:
         if operand.kind == "pointer":
-            tokens = split(operand.value)
+            tokens = split(str(operand.value))
             return tuple(tokens[:-1] if cond.op == "present" else tokens)
     return ()
 
 
-def _places(record: Any, tokens: tuple[str, ...]) -> Iterator[tuple[tuple[str | int, ...], Any]]:
-    """Yield the path and value of every place `tokens` reach (`*`: every array item)."""
-    stack: list[tuple[Any, int, tuple[str | int, ...]]] = [(record, 0, ())]
-    while stack:
-        node, depth, path = stack.pop()
-        if depth == len(tokens):
-            yield path, node
-            continue
-        token = tokens[depth]
-        if token == "*" and type(node) is list:
-            for index in range(len(node) - 1, -1, -1):
-                stack.append((node[index], depth + 1, (*path, index)))
-        elif type(node) is dict and token in node:
-            stack.append((node[token], depth + 1, (*path, token)))
-        elif type(node) is list and token.isdigit() and int(token) < len(node):
-            stack.append((node[int(token)], depth + 1, (*path, int(token))))
+def _places(function: _Function, tokens: Sequence[str], node: str) -> Iterator[list[str]]:
+    """Write the loops and tests that reach every place of `each`; yield once, inside them,
+    the source of the place's path (entries of a tuple); `item` is then the place's value."""
+    path: list[str] = []
+    opened = function.indent
+    for index, token in enumerate(tokens):
+        child = "item" if index == len(tokens) - 1 else function.name("n")
+        if token == "*":
+            key = function.name("k")
+            function.line(f"for {key}, {child} in each({node}):")
+            path.append(key)
+        else:
+            function.line(f"{child} = {_step(node, token)}")
+            function.line(f"if {child} is not MISSING:")
+            path.append(repr(token))
+        function.indent += 1
+        node = child
+    yield path
+    function.indent = opened
 
 
-def declared_check(spec: RuleSpec) -> Callable[[Any, Reporter, dict[str, str]], None]:
-    """Return the check of a declarative rule: it reports each failed condition of each item."""
-    each = tuple(split(spec.each)) if spec.each else ()
-    when = [compile_condition(c) for c in spec.when]
-    require = [(compile_condition(c), _place(c)) for c in spec.require]
-    message, pattern = spec.message, spec.path
+def _rule_function(module: _Module, spec: RuleSpec, name: str) -> list[str]:
+    """Return the source lines of the function of one declared rule."""
+    function = _Function(module)
+    message = spec.message
+    header = [
+        f"def {name}(record, ctx, groups):",
+        f"    # {spec.id} ({spec.scope}, {spec.severity}): {message}",
+    ]
+    function.line("report = ctx.report")
+    if spec.path is not None:
+        # A file rule: `when` says whether it applies, then the path must match.
+        scope = _Scope(function, "record", "groups")
+        scope.prepare(spec.when)
+        for cond in spec.when:
+            failing, _ = scope.fails(cond)
+            function.line(f"if {failing}:  # when {cond}")
+            function.line("    return")
+        pattern = module.constant(spec.path)
+        function.line('shown_path = groups.get("$path", "")')
+        function.line(f"match = {pattern}.search(shown_path)")
+        function.line("if match is None:")
+        function.line(f'    report("", {message + " (the file is "!r} + shown_path + ")")')
+        function.line("    return")
+        if not spec.require:
+            return [*header, *function.lines]
+        function.line("groups = {**groups, **path_groups(match)}")
+    each = split(spec.each) if spec.each else []
+    places = _places(function, each, "record") if each else iter([[]])
+    for path in places:
+        item = "item" if each else "record"
+        skip = "continue" if "*" in each else "return"  # one place without a loop
+        scope = _Scope(function, item, "groups")
+        checked = list(spec.require) if spec.path is not None else [*spec.when, *spec.require]
+        scope.prepare(checked)
+        if spec.path is None:
+            for cond in spec.when:
+                failing, _ = scope.fails(cond)
+                function.line(f"if {failing}:  # when {cond}")
+                function.line(f"    {skip}")
+        for cond in spec.require:
+            failing, why = scope.fails(cond)
+            where = ", ".join([*path, *(repr(t) for t in _place(cond))])
+            function.line(f"if {failing}:  # require {cond}")
+            function.line(
+                f"    report(pointer(({where}{',' if where else ''})), "
+                f"{message + ' ('!r} + {why} + ')')"
+            )
+    return [*header, *function.lines]
 
-    def check(record: Any, ctx: Reporter, groups: dict[str, str]) -> None:
-        if pattern is not None:
-            # A file rule: `when` says whether it applies, then the path must match.
-            if when and any(test(record, groups) is not None for test in when):
-                return
-            shown = groups.get("$path", "")
-            match = pattern.search(shown)
-            if match is None:
-                ctx.report("", f"{message} (the file is {shown})")
-                return
-            groups = {**groups, **{k: v for k, v in match.groupdict().items() if v is not None}}
-            if not require:
-                return
-        for path, item in _places(record, each) if each else (((), record),):
-            if when and pattern is None and any(test(item, groups) is not None for test in when):
-                continue
-            for test, place in require:
-                why = test(item, groups)
-                if why is not None:
-                    ctx.report(to_pointer((*path, *place)), f"{message} ({why})")
 
+def _constant(value: Any) -> str:
+    """Return how a constant is shown in the source's comments (a pattern by its text)."""
+    pattern = getattr(value, "pattern", None)
+    return f"pattern {pattern!r}" if isinstance(pattern, str) else _shown(value)
+
+
+def _function_name(rule_id: str) -> str:
+    return "rule_" + re.sub(r"\W", "_", rule_id)
+
+
+def _module(specs: Sequence[RuleSpec], title: str) -> tuple[str, dict[str, Any], list[str]]:
+    """Return the source of the module of `specs`, its constants and its functions' names."""
+    module = _Module()
+    names: list[str] = []
+    body: list[str] = []
+    for index, spec in enumerate(specs):
+        name = _function_name(spec.id)
+        name = name if name not in names else f"{name}_{index}"
+        names.append(name)
+        body += ["", "", *_rule_function(module, spec, name)]
+    head = [
+        f"# {title}: the declared rules, compiled by evalreg.",
+        "# Besides the constants below, the functions use MISSING (what a pointer reaching",
+        "# nowhere gives) and the helpers of evalreg.engine.conditions: each, equal, is_in,",
+        "# orders, shown, pointer, path_groups, PLAIN (int, float), and lt, le, gt, ge.",
+    ]
+    head += [f"# {name} = {_constant(value)}" for name, value in module.constants.items()]
+    return "\n".join([*head, *body]) + "\n", module.constants, names
+
+
+_compiled = 0
+
+
+def compile_rules(specs: Sequence[RuleSpec], title: str = "rules") -> list[Check]:
+    """Compile declared rules (of one family) into one module; return each rule's check."""
+    global _compiled
+    if not specs:
+        return []
+    source, constants, names = _module(specs, title)
+    _compiled += 1
+    filename = f"<evalreg rules {_compiled}: {title}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {**_RUNTIME, **constants}
+    exec(compile(source, filename, "exec"), namespace)
+    return [namespace[name] for name in names]
+
+
+def declared_check(spec: RuleSpec) -> Check:
+    """Return the compiled check of one declarative rule."""
+    (check,) = compile_rules([spec], spec.id)
     return check
+
+
+def rules_source(specs: Sequence[RuleSpec], title: str = "rules") -> str:
+    """Return the Python source that declared rules compile to (see `compile_rules`)."""
+    return _module(specs, title)[0]

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from evalreg.engine.conditions import declared_check
+from evalreg.engine.conditions import Check, compile_rules, declared_check, rules_source
 from evalreg.engine.modules import load_module
 from evalreg.engine.validators import Issue
 from evalreg.errors import RegistryError
@@ -144,8 +144,8 @@ class Rule:
 # -- declarative rules --------------------------------------------------------------------------
 
 
-def declared(spec: RuleSpec) -> Rule:
-    """Return the runnable form of a manifest's declarative rule."""
+def declared(spec: RuleSpec, check: Check | None = None) -> Rule:
+    """Return the runnable form of a manifest's declarative rule (`check`: compiled already)."""
     return Rule(
         id=spec.id,
         family=spec.family,
@@ -154,8 +154,25 @@ def declared(spec: RuleSpec) -> Rule:
         versions=spec.versions,
         description=spec.message,
         source=spec.source,
-        check=declared_check(spec),
+        check=check or declared_check(spec),
     )
+
+
+def declared_source(registry: BaseRegistry, family: str, version: str | None = None) -> str:
+    """Return the Python source that the declared rules of a family compile to (those that apply
+    to `version`, if given), to read or to debug them.
+
+    Raises:
+        UnknownFamilyError: no such family.
+        UnknownVersionError: the family has no such version.
+    """
+    specs = registry.manifest(family).rules
+    title = family
+    if version is not None:
+        version = registry.resolve_version(family, version)
+        specs = tuple(spec for spec in specs if version in spec.versions)
+        title = f"{family}@{version}"
+    return rules_source(specs, title)
 
 
 # -- Python rules -------------------------------------------------------------------------------
@@ -209,7 +226,8 @@ def load_rule(path: Path, family: str) -> Rule:
 
 
 def _load_family(registry: BaseRegistry, family: str) -> tuple[Rule, ...]:
-    rules = [declared(spec) for spec in registry.manifest(family).rules]
+    specs = registry.manifest(family).rules
+    rules = [declared(s, c) for s, c in zip(specs, compile_rules(specs, family), strict=True)]
     rules += [load_rule(path, family) for path in registry.rule_files(family)]
     seen: dict[str, str] = {}
     families = set(registry.families())
