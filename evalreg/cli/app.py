@@ -7,6 +7,7 @@ reporters chosen by name. Exit codes: 0 success, 1 problems found, 2 usage or re
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 import os
 import re
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
+from evalreg import __version__
 from evalreg.errors import EvalregError
 
 if TYPE_CHECKING:
@@ -105,9 +107,43 @@ def emit_json(value: Any) -> None:
 
 pass_context = click.make_pass_decorator(Context)
 
+COMMANDS = {
+    "detect": "evalreg.cli.detection",
+    "status": "evalreg.cli.detection",
+    "migrate": "evalreg.cli.migrating",
+    "check": "evalreg.cli.publishing",
+    "init": "evalreg.cli.publishing",
+    "new-version": "evalreg.cli.publishing",
+    "release": "evalreg.cli.publishing",
+    "amend": "evalreg.cli.publishing",
+    "publish": "evalreg.cli.publishing",
+    "list": "evalreg.cli.schemas",
+    "show": "evalreg.cli.schemas",
+    "diff": "evalreg.cli.schemas",
+    "changelog": "evalreg.cli.schemas",
+    "validate": "evalreg.cli.validating",
+}
+"""Each command and the module that defines it (registering it on `cli` when imported): a
+command line imports only the module of the command it runs (`--help` imports them all)."""
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.version_option(package_name="evalreg", prog_name="evalreg")
+
+class LazyGroup(click.Group):
+    """A command group whose commands are defined in modules imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMANDS:
+            importlib.import_module(COMMANDS[cmd_name])
+        return self.commands.get(cmd_name)
+
+
+@click.group(
+    cls=LazyGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
+@click.version_option(__version__, prog_name="evalreg")
 @click.option(
     "--registry",
     "registry_dirs",
@@ -184,7 +220,7 @@ def usage_line(err: click.ClickException, argv: list[str]) -> str:
     if context is not None:
         command = context.command_path
     else:  # found while parsing, before the command's context exists
-        named = [a for a in argv if isinstance(cli, click.Group) and a in cli.commands]
+        named = [a for a in argv if a in cli.commands or a in COMMANDS]
         command = " ".join(["evalreg", *named[:1]])
     return f"{message}; see {command} --help"
 

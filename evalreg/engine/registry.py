@@ -13,8 +13,6 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from evalreg.engine.detect import Detection, detect
-from evalreg.engine.migrate import MigrationResult, migrate_record
-from evalreg.engine.steps import Step, StepSet, step_set
 from evalreg.engine.validate import validate_record
 from evalreg.engine.validators import Issue, Validator, validator
 from evalreg.registry.core import BaseRegistry
@@ -22,6 +20,8 @@ from evalreg.registry.load import load_directories
 
 if TYPE_CHECKING:
     from evalreg.diff import SchemaDiff
+    from evalreg.engine.migrate import MigrationResult
+    from evalreg.engine.steps import Step, StepSet
 
 
 class Registry(BaseRegistry):
@@ -61,6 +61,8 @@ class Registry(BaseRegistry):
             UnknownFamilyError: no such family.
             RegistryError: a step module is malformed.
         """
+        from evalreg.engine.steps import step_set  # migration only: not imported to validate
+
         return step_set(self, family)
 
     def plan(self, family: str, from_version: str, to_version: str) -> tuple[Step, ...]:
@@ -70,7 +72,7 @@ class Registry(BaseRegistry):
             UnknownFamilyError, UnknownVersionError: the family or a version is unknown.
             NoMigrationPathError: no chain of steps connects the two versions.
         """
-        return step_set(self, family).plan(
+        return self.steps(family).plan(
             self.resolve_version(family, from_version), self.resolve_version(family, to_version)
         )
 
@@ -89,6 +91,8 @@ class Registry(BaseRegistry):
 
         The input record is never mutated. A failure is reported in the result, not raised.
         """
+        from evalreg.engine.migrate import migrate_record
+
         return migrate_record(
             self,
             record,

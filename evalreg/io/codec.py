@@ -18,10 +18,8 @@ from __future__ import annotations
 import copy
 import json
 import math
-from decimal import Decimal
 from typing import Any, TypeVar, cast
 
-import msgspec
 import orjson
 
 from evalreg.io.pointer import escape
@@ -93,6 +91,8 @@ def _number(text: str) -> float:
     if value in _INFINITIES:
         raise ValueError(f"number {text[:40]} is too large for a double")
     shortest = repr(value)
+    from decimal import Decimal  # the exact path only (see `loads`): imported when needed
+
     if shortest == text or Decimal(shortest) == Decimal(text):
         return value
     return ExactNumber(text)
@@ -104,16 +104,46 @@ def _write_exact(value: Any) -> Any:
     raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
 
 
-def _write_exact_raw(value: Any) -> Any:
-    if isinstance(value, ExactNumber):
-        return msgspec.Raw(value.text.encode("ascii"))
-    raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
+class _Exact:
+    """msgspec's decoder and encoder of the exact path, made when first needed: the canonical
+    fast path (orjson) reads nearly every document without them, and importing msgspec costs
+    more than a command line's start-up can spare."""
+
+    def __init__(self) -> None:
+        import msgspec
+
+        self.msgspec = msgspec
+        self.decoder = msgspec.json.Decoder(float_hook=_number)
+        self.encoder = msgspec.json.Encoder(enc_hook=self._write_exact)
+
+    def _write_exact(self, value: Any) -> Any:
+        if isinstance(value, ExactNumber):
+            return self.msgspec.Raw(value.text.encode("ascii"))
+        raise TypeError(f"Type is not JSON serializable: {type(value).__name__}")
+
+    def encode(self, value: Any) -> bytes:
+        """Return `value` as compact JSON (integers of any size, nested beyond orjson).
+
+        Raises:
+            TypeError, ValueError, OverflowError: JSON cannot represent `value`.
+        """
+        try:
+            return self.encoder.encode(value)
+        except self.msgspec.EncodeError as err:
+            raise TypeError(str(err)) from None
 
 
-_decoder = msgspec.json.Decoder(float_hook=_number)
-_encoder = msgspec.json.Encoder(enc_hook=_write_exact_raw)
+_made: list[_Exact] = []
 
-DecodeError = (msgspec.DecodeError, UnicodeDecodeError, ValueError)
+
+def _exact() -> _Exact:
+    if not _made:
+        _made.append(_Exact())
+    return _made[0]
+
+
+
+DecodeError = (UnicodeDecodeError, ValueError)
 """The exceptions `loads` raises for input that is not JSON (all of them `ValueError`s)."""
 
 
@@ -129,8 +159,10 @@ class DuplicateKeyError(ValueError):
 
 def _decode(data: bytes | str) -> Any:
     """Parse one JSON document as msgspec does, with evalreg's errors (no duplicate check)."""
+    exact = _exact()
+    msgspec = exact.msgspec
     try:
-        return _decoder.decode(data)
+        return exact.decoder.decode(data)
     except UnicodeDecodeError:
         if isinstance(data, bytes):
             data.decode("utf-8")  # raises again, placed from the start of the document
@@ -273,9 +305,9 @@ def _refuse_deep_or_duplicates(raw: bytes, value: Any) -> None:
         raise ValueError(TOO_DEEP)
     if b"\\u003" not in raw:
         try:
-            if _encoder.encode(value).count(b":") == raw.count(b":"):
+            if _exact().encode(value).count(b":") == raw.count(b":"):
                 return  # orjson refused an integer wider than 64 bits; msgspec counts alike
-        except (TypeError, ValueError, OverflowError, msgspec.EncodeError):
+        except (TypeError, ValueError, OverflowError):
             pass
     _refuse_duplicates(raw)
 
@@ -335,10 +367,11 @@ def dumps(value: Any, *, indent: bool = False) -> bytes:
     except orjson.JSONEncodeError:
         pass
     try:
-        data = _encoder.encode(value)  # integers wider than 64 bits, or nested beyond orjson
-    except (msgspec.EncodeError, ValueError, OverflowError) as err:
+        exact = _exact()
+        data = exact.encode(value)  # integers wider than 64 bits, or nested beyond orjson
+    except (ValueError, OverflowError) as err:
         raise TypeError(str(err)) from None
-    return msgspec.json.format(data, indent=2) if indent else data
+    return exact.msgspec.json.format(data, indent=2) if indent else data
 
 
 # Values of these exact types cannot change, so a copy may hold them as they are (as

@@ -11,11 +11,9 @@ extra that installs it.
 from __future__ import annotations
 
 import contextlib
-import gzip
 import io
 import itertools
 import re
-import tempfile
 from collections.abc import Iterator
 from typing import IO, Any
 
@@ -310,6 +308,9 @@ def url_writer(url: str, *, compress: bool | None = None) -> Iterator[IO[bytes]]
         OSError: the object cannot be stored (a read-only protocol such as HTTP, among others).
         MissingExtraError: the protocol's package is not installed.
     """
+    import gzip  # writing to a store only: not imported by every command that checks for URLs
+    import tempfile
+
     fs, path = filesystem(url)
     if compress is None:
         compress = url.lower().endswith(".gz")
@@ -334,6 +335,8 @@ def _store(fs: Any, path: str, spool: IO[bytes]) -> None:
     if length <= SPOOL_BYTES:
         fs.pipe_file(path, spool.read())
         return
+    import tempfile
+
     with tempfile.NamedTemporaryFile() as local:  # put_file sends large files in parts
         while chunk := spool.read(1 << 20):
             local.write(chunk)
