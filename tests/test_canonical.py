@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from evalreg.io import codec
-from evalreg.io.codec import MAX_DEPTH, ExactNumber, loads, loads_lines
+from evalreg.io.codec import MAX_DEPTH, ExactNumber, TooLargeError, loads, loads_lines
 
 # -- documents as trees, written out as text -----------------------------------------------------
 
@@ -156,6 +156,16 @@ def exact(data: bytes) -> Any:
     return codec._exact_loads(data)
 
 
+def exact_large(data: bytes) -> Any:
+    """Read `data` by the exact path, as a document too large to write again (colons counted)."""
+    saved = codec.LARGE_BYTES
+    codec.LARGE_BYTES = 0
+    try:
+        return codec.loads(data)
+    finally:
+        codec.LARGE_BYTES = saved
+
+
 # -- the properties ----------------------------------------------------------------------------
 
 
@@ -175,6 +185,7 @@ def test_both_paths_give_the_same_record_or_problem(
     fast = codec._canonical(data) is not codec._NOT_CANONICAL
     event(f"canonical: {fast}, exact path: {'error' if expected[0] == 'error' else 'record'}")
     assert outcome(loads, data) == expected
+    assert outcome(exact_large, data) == expected
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -228,6 +239,7 @@ def test_nesting_near_the_limit_reads_alike_both_ways(depth: int, space: str, ki
     expected = outcome(exact, data)
     assert (expected[0] == "error") == (depth > MAX_DEPTH)
     assert outcome(loads, data) == expected
+    assert outcome(exact_large, data) == expected
 
 
 @pytest.mark.parametrize(
@@ -242,7 +254,7 @@ def test_nesting_near_the_limit_reads_alike_both_ways(depth: int, space: str, ki
 def test_a_key_named_twice_is_found_whichever_path_reads_it(
     text: str, key: str, pointer: str
 ) -> None:
-    for read in (loads, exact):
+    for read in (loads, exact, exact_large):
         with pytest.raises(codec.DuplicateKeyError) as caught:
             read(text.encode())
         assert (caught.value.key, caught.value.pointer) == (key, pointer)
@@ -252,3 +264,17 @@ def test_the_exact_number_hole_stays_closed() -> None:
     value = loads(b'{"score":1.50000000000000000001,"max":1.0}')
     assert isinstance(value["score"], ExactNumber) and value["score"].text.endswith("1")
     assert type(value["max"]) is float
+
+
+def test_a_document_that_does_not_fit_in_memory_is_a_decode_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def no_memory(data: bytes) -> Any:
+        raise MemoryError
+
+    monkeypatch.setattr(codec, "_decode", no_memory)
+    data = b'{"a":1.50000000000000000001}'  # not canonical: the exact path decodes it
+    with pytest.raises(TooLargeError, match=f"{len(data)} bytes do not fit"):
+        loads(data)
+    [error] = loads_lines([data])
+    assert isinstance(error, TooLargeError) and isinstance(error, ValueError)

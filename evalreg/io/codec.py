@@ -142,6 +142,20 @@ def _exact() -> _Exact:
     return _made[0]
 
 
+LARGE_BYTES = 16 << 20
+"""Documents and lines of more bytes than this are never written again to be checked: the
+encoders (orjson's and msgspec's) cannot report that memory ran out (a process under an
+address-space limit dies of a signal), so their keys and colons are counted instead (see
+`_written_colons`). Decoding reports it (`MemoryError`, which becomes a `TooLargeError`)."""
+
+
+class TooLargeError(ValueError):
+    """A document, or a line, that does not fit in the memory available to read it."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        super().__init__(f"{size:,} bytes do not fit in the memory available to read them")
+
 
 DecodeError = (UnicodeDecodeError, ValueError)
 """The exceptions `loads` raises for input that is not JSON (all of them `ValueError`s)."""
@@ -223,13 +237,17 @@ def loads(data: bytes | str) -> Any:
 
     Raises:
         DuplicateKeyError: an object names a key twice (a `ValueError`).
+        TooLargeError: the document does not fit in the memory available (a `ValueError`).
         ValueError: `data` is not valid JSON, is not valid UTF-8, or nests too deeply.
     """
-    if type(data) is bytes:
+    if type(data) is bytes and len(data) <= LARGE_BYTES:
         value = _canonical(data)
         if value is not _NOT_CANONICAL:
             return value
-    return _exact_loads(data)
+    try:
+        return _exact_loads(data)
+    except MemoryError:
+        raise TooLargeError(len(data)) from None
 
 
 def _exact_loads(data: bytes | str) -> Any:
@@ -248,14 +266,17 @@ def loads_lines(lines: list[bytes]) -> list[Any]:
     values: list[Any] = []
     append = values.append
     for line in lines:
-        value = _canonical(line)
-        if value is not _NOT_CANONICAL:
-            append(value)
-            continue
+        if len(line) <= LARGE_BYTES:
+            value = _canonical(line)
+            if value is not _NOT_CANONICAL:
+                append(value)
+                continue
         try:
             append(_exact_loads(line))
         except ValueError as err:
             append(err)
+        except MemoryError:
+            append(TooLargeError(len(line)))
     return values
 
 
@@ -268,6 +289,35 @@ def _encoded(value: Any) -> bytes | None:
         return None
 
 
+def _written_colons(value: Any) -> int | None:
+    """Return how many colons `value` written as JSON holds (one per key, and those of its
+    strings), or None if it nests deeper than `MAX_DEPTH`, without writing it.
+
+    Slower than writing it, but it allocates nothing: for documents too large to write again
+    within the memory available (where the encoders fail by a signal, not an error).
+    """
+    count = 0
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return None
+        if type(node) is dict:
+            count += len(node)
+            for key in node:
+                count += key.count(":")
+            children = node.values()
+        else:
+            children = node
+        for child in children:
+            kind = type(child)
+            if kind is str:
+                count += child.count(":")
+            elif kind is dict or kind is list:
+                stack.append((child, depth + 1))
+    return count
+
+
 def _checked(raw: bytes, value: Any) -> bool:
     """Return True if the JSON text `raw` that `value` was decoded from names no key twice and
     nests no deeper than `MAX_DEPTH`; False means only that the slow check must tell.
@@ -276,13 +326,16 @@ def _checked(raw: bytes, value: Any) -> bool:
     are, so `value` encoded again has as many colons as its text unless the text held a
     duplicate (whose key and value the decoder dropped) or wrote a colon as the escape
     `\\u003a` (the text holds `\\u003`). orjson refuses to write deeper than `MAX_DEPTH`, and
-    text without colons (and objects) nests no deeper than it has `[`.
+    text without colons (and objects) nests no deeper than it has `[`. Documents larger than
+    `LARGE_BYTES` are not written: their colons are counted (`_written_colons`).
     """
     colons = raw.count(b":")
     if not colons:
         return raw.count(b"[") <= MAX_DEPTH
     if b"\\u003" in raw:
         return False
+    if len(raw) > LARGE_BYTES:
+        return _written_colons(value) == colons
     encoded = _encoded(value)
     return encoded is not None and encoded.count(b":") == colons
 
@@ -303,7 +356,7 @@ def _refuse_deep_or_duplicates(raw: bytes, value: Any) -> None:
     """Raise for a document nested too deeply or naming a key twice, slowly but surely."""
     if _too_deep(value):
         raise ValueError(TOO_DEEP)
-    if b"\\u003" not in raw:
+    if b"\\u003" not in raw and len(raw) <= LARGE_BYTES:
         try:
             if _exact().encode(value).count(b":") == raw.count(b":"):
                 return  # orjson refused an integer wider than 64 bits; msgspec counts alike

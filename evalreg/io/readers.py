@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import IO, Any, Literal
 
 from evalreg.io import remote
-from evalreg.io.codec import DecodeError, DuplicateKeyError, loads, loads_lines
+from evalreg.io.codec import DecodeError, DuplicateKeyError, TooLargeError, loads, loads_lines
 from evalreg.io.streams import open_gzip, open_regular, open_regular_fd
 
 Kind = Literal["json", "jsonl", "yaml"]
@@ -88,13 +88,21 @@ def open_binary(path: str | os.PathLike[str]) -> IO[bytes]:
 def _describe(err: Exception) -> str:
     if isinstance(err, UnicodeDecodeError):
         return f"not valid UTF-8 (byte {err.start})"
+    if isinstance(err, TooLargeError):
+        return f"cannot read: {err}"
     text = str(err).splitlines()[0] if str(err) else type(err).__name__
     return f"not valid JSON: {text}"
 
 
+def blank(line: bytes) -> bool:
+    """Return whether a line holds nothing but white space (without copying it, as `strip`
+    would: a line may be as large as the memory available)."""
+    return not line or line.isspace()
+
+
 def jsonl_item(path: str, line_no: int, line: bytes) -> Item | None:
     """Return the item of one JSONL line (None for a blank line)."""
-    if not line.strip():
+    if blank(line):
         return None
     try:
         record = loads(line)
@@ -116,10 +124,10 @@ def jsonl_items(path: str, first: int, lines: Sequence[bytes]) -> Iterator[Item]
     A line keeps its line end, if it had one: a last line without it that does not parse is
     reported as truncated.
     """
-    values = loads_lines([line for line in lines if line.strip()])
+    values = loads_lines([line for line in lines if not blank(line)])
     taken = iter(values)
     for line_no, line in enumerate(lines, first):
-        if not line.strip():
+        if blank(line):
             continue
         value = next(taken)
         if isinstance(value, ValueError):
