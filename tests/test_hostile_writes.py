@@ -336,10 +336,11 @@ def test_a_backup_left_by_an_interrupted_run_is_kept_and_used(tmp_path: Path) ->
 def test_without_hard_links_the_backup_is_a_complete_copy_or_none(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def no_links(source: object, target: object) -> None:
+    def no_links(source: object, target: object, **kwargs: object) -> None:
         raise OSError(errno.EPERM, "Operation not permitted")
 
     monkeypatch.setattr(os, "link", no_links)
+    monkeypatch.setattr(writers, "_unnamed", list(writers._unnamed))  # it learns: undo after
     path = tmp_path / "a.json"
     path.write_bytes(b"old")
     writers.write_atomic(path, b"new", backup=".bak")
@@ -470,7 +471,9 @@ def test_a_termination_signal_stops_the_workers_cleanly(
     )
     deadline = time.monotonic() + 30
     workers: set[int] = set()
-    while time.monotonic() < deadline and not _hidden(root):  # a file is being written
+    # Writing has begun: a temporary name, or a backup made just before a replacement (files
+    # being written are unnamed until complete where the system allows).
+    while time.monotonic() < deadline and not _hidden(root) and not list(root.glob("*.bak")):
         workers |= _children(process.pid)
         time.sleep(0.01)
     workers |= _children(process.pid)
@@ -532,7 +535,10 @@ def test_temporary_files_of_dead_processes_are_removed_and_reported(
     assert live.exists() and other.exists()
 
 
-def test_temporary_files_carry_the_pid_of_the_process_writing_them(tmp_path: Path) -> None:
+def test_temporary_files_carry_the_pid_of_the_process_writing_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(writers, "_unnamed", [False])  # named from the start, as without O_TMPFILE
     path = tmp_path / "a.json"
     with writers.atomic_writer(path) as stream:
         stream.write(b"{}")

@@ -402,7 +402,7 @@ def test_a_file_given_twice_is_migrated_to_each_of_its_outputs(
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
-def test_outputs_elsewhere_are_flushed_once_per_run_not_once_per_file(
+def test_outputs_elsewhere_are_flushed_file_by_file_without_a_system_sync(
     small_units: None,
     registry: Registry,
     tmp_path: Path,
@@ -411,20 +411,36 @@ def test_outputs_elsewhere_are_flushed_once_per_run_not_once_per_file(
 ) -> None:
     from evalreg.io import writers
 
-    flushed: list[Path] = []
-    synced: list[int] = []
+    log = tmp_path / "flushes"  # written by the workers too
+
+    def flushed_file(fd: int) -> None:
+        with open(log, "a") as stream:
+            stream.write(f"file {os.fstat(fd).st_ino}\n")
+
+    def flushed_folder(folder: Path) -> None:
+        with open(log, "a") as stream:
+            stream.write(f"folder {folder}\n")
+
+    def no_sync() -> None:
+        raise AssertionError("a system-wide sync")
+
     fsynced: list[int] = []
-    monkeypatch.setattr(writers, "_fsync_directory", flushed.append)
-    monkeypatch.setattr(writers.os, "sync", lambda: synced.append(1))
+    monkeypatch.setattr(writers, "_datasync", flushed_file)
+    monkeypatch.setattr(writers, "_fsync_directory", flushed_folder)
+    monkeypatch.setattr(writers.os, "sync", no_sync)
     monkeypatch.setattr(writers.os, "fsync", fsynced.append)
     source = _aggregates(tmp_path / "in")
     options = MigrateOptions(to="latest", out=str(tmp_path / "out"))
     events = list(migrate_paths(registry, [str(source)], options, jobs=jobs))
     assert [e.status for e in events if not isinstance(e, RecordMigration)] == ["written"] * 6
-    assert synced == [1]  # the originals are intact: one flush of everything, at the end
-    assert fsynced == [] and flushed == []
-    written = sorted(p.name for p in (tmp_path / "out").rglob("*.json"))
-    assert written == [f"run{i}.json" for i in range(6)]
+    assert fsynced == []  # the originals are intact: no flush before the rename
+    written = sorted((tmp_path / "out").rglob("*.json"))
+    assert sorted(p.name for p in written) == [f"run{i}.json" for i in range(6)]
+    lines = log.read_text().splitlines()
+    files = sorted(int(line.split()[1]) for line in lines if line.startswith("file "))
+    assert files == sorted(p.stat().st_ino for p in written)  # each output, once
+    folders = {line.split(" ", 1)[1] for line in lines if line.startswith("folder ")}
+    assert {str(p.parent) for p in written} <= folders
 
 
 def test_files_rewritten_in_place_are_synced_each_and_folders_once_per_run(

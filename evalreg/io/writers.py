@@ -1,4 +1,12 @@
-"""Atomic file writes: a crash leaves every file either entirely old or entirely new."""
+"""Atomic file writes: a crash leaves every file either entirely old or entirely new.
+
+A file is written unnamed where the system allows it (Linux's `O_TMPFILE`) and given its name
+once complete (linked into place where the name is free, else under a temporary name renamed
+over the old file); elsewhere it is written under a temporary name beside the target and renamed.
+A file written with `sync=False` is not flushed before it takes its name but just after, by
+threads in the background, and `sync_written` waits for them: every file a run wrote is on disk,
+file by file, before the run ends (no system-wide `sync`).
+"""
 
 from __future__ import annotations
 
@@ -9,7 +17,10 @@ import gzip
 import os
 import re
 import shutil
+import threading
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import IO
 
@@ -38,18 +49,91 @@ def sync_folders(folders: Iterable[str | os.PathLike[str]]) -> None:
         _fsync_directory(folder)
 
 
+_datasync = getattr(os, "fdatasync", os.fsync)
+
+
+class _Syncer:
+    """Files renamed into place unflushed, flushed by threads in the background.
+
+    The file system makes concurrent flushes share their journal commits, and the threads wait
+    for the disk while the run goes on. At most `PENDING` files are held open: a run that
+    writes faster than the disk takes them waits for it.
+    """
+
+    THREADS = 8
+    PENDING = 256
+
+    def __init__(self) -> None:
+        self._slots = threading.BoundedSemaphore(self.PENDING)
+        self._executor: ThreadPoolExecutor | None = None
+        self._futures: deque[Future[None]] = deque()
+        self._lock = threading.Lock()
+
+    def _flush(self, fd: int) -> None:
+        try:
+            _datasync(fd)
+        finally:
+            os.close(fd)
+            self._slots.release()
+
+    def add(self, fd: int) -> None:
+        """Flush the file open as `fd` (a descriptor of its own, closed once flushed)."""
+        self._slots.acquire()
+        with self._lock:
+            if self._executor is None:
+                self._executor = ThreadPoolExecutor(self.THREADS, "evalreg-sync")
+            self._futures.append(self._executor.submit(self._flush, fd))
+            while self._futures and self._futures[0].done():  # forget those flushed well
+                if self._futures[0].exception() is not None:
+                    break  # for `wait` to raise
+                self._futures.popleft()
+
+    def wait(self) -> None:
+        """Wait until every file added is flushed, and let the threads go (a process with
+        threads starts its workers more slowly: see `parallel.START_METHOD`).
+
+        Raises:
+            OSError: a file could not be flushed (the first such error).
+        """
+        with self._lock:
+            futures, self._futures = self._futures, deque()
+            executor, self._executor = self._executor, None
+        failed: OSError | None = None
+        for future in futures:
+            try:
+                future.result()
+            except OSError as err:
+                failed = failed or err
+        if executor is not None:
+            executor.shutdown(wait=True)
+        if failed is not None:
+            raise failed
+
+
+_unsynced = _Syncer()
+"""The files this process renamed into place unflushed (`sync=False`)."""
+
+
+def _forked() -> None:
+    global _unsynced
+    _unsynced = _Syncer()  # the parent's files are the parent's to flush
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forked)
+
+
 def sync_written(folders: Iterable[str | os.PathLike[str]], *, files_synced: bool) -> None:
     """Make the files written in `folders` last: their bytes (unless synced) and their names.
 
-    Files written with `sync=False` are flushed here all at once (`os.sync`), which costs far
-    less than one fsync per file; otherwise only the folders need flushing.
+    Files written with `sync=False` are flushed one by one in the background as they are
+    written; this waits for the last of them, then flushes the folders.
+
+    Raises:
+        OSError: a file or a folder could not be flushed.
     """
-    folders = set(folders)
-    if not folders:
-        return
-    if not files_synced and hasattr(os, "sync"):
-        os.sync()  # every file's bytes and every folder's names, in one call
-        return
+    if not files_synced:
+        _unsynced.wait()
     sync_folders(folders)
 
 
@@ -63,8 +147,29 @@ def temporary_name(folder: str, name: str, tag: str, suffix: str = "tmp") -> str
     return os.path.join(folder, f".{name}.evalreg-{os.getpid()}-{tag}.{suffix}")
 
 
-def _create_temporary(folder: str, name: str) -> tuple[int, str]:
-    """Create an empty temporary file in `folder` beside `name`, with the mode a new file gets."""
+_UNNAMED = getattr(os, "O_TMPFILE", 0)
+"""The flag that opens an unnamed file in a folder (Linux), or 0 where there is none."""
+_NO_UNNAMED = {errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOSYS, errno.EACCES}
+"""What opening an unnamed file fails with where the file system has none: a name is used."""
+_PROC_FD = "/proc/self/fd"
+_unnamed = [bool(_UNNAMED) and os.path.isdir(_PROC_FD)]
+"""Whether to try unnamed files: not without the flag, /proc, or once a file system said no."""
+
+
+def _create_temporary(folder: str, name: str) -> tuple[int, str | None]:
+    """Create an empty file in `folder` to become `name`, with the mode a new file gets.
+
+    Returns its descriptor and its temporary name, or None for an unnamed file (`O_TMPFILE`),
+    which takes a name only once complete and vanishes if the process dies first.
+    """
+    if _unnamed[0]:
+        try:
+            return os.open(folder, os.O_RDWR | _UNNAMED, 0o666), None
+        except OSError as err:
+            if err.errno not in _NO_UNNAMED:
+                raise
+            if err.errno != errno.EACCES:  # no unnamed files here: names from now on
+                _unnamed[0] = False
     for _ in range(100):
         temp = temporary_name(folder, name, os.urandom(6).hex())
         try:
@@ -73,6 +178,60 @@ def _create_temporary(folder: str, name: str) -> tuple[int, str]:
         except FileExistsError:
             continue
     raise FileExistsError(f"cannot create a temporary file beside {os.path.join(folder, name)}")
+
+
+def _link(fd: int, path: str) -> None:
+    """Give the unnamed file open as `fd` the name `path` (which must be free).
+
+    Raises:
+        FileExistsError: `path` exists.
+        OSError: the link cannot be made.
+    """
+    # linkat(AT_SYMLINK_FOLLOW) on /proc/self/fd/N links the open file itself (an absolute
+    # source: its folder descriptor, there only to have linkat called, is not used).
+    os.link(f"{_PROC_FD}/{fd}", path, src_dir_fd=fd, follow_symlinks=True)
+
+
+def _name_unnamed(fd: int, folder: str, name: str, sync: bool) -> str:
+    """Give the unnamed file open as `fd` a temporary name beside `name`; return it.
+
+    Where it cannot be linked (a file system without hard links), its bytes are copied to a
+    named temporary file (synced if `sync`), and files are named from the start from now on.
+    """
+    for _ in range(100):
+        temp = temporary_name(folder, name, os.urandom(6).hex())
+        try:
+            _link(fd, temp)
+            return temp
+        except FileExistsError:
+            continue
+        except OSError as err:
+            if err.errno not in _NO_LINKS:
+                raise
+            _unnamed[0] = False
+            return _copied(fd, folder, name, sync)
+    raise FileExistsError(f"cannot create a temporary file beside {os.path.join(folder, name)}")
+
+
+def _copied(fd: int, folder: str, name: str, sync: bool) -> str:
+    """Copy the file open as `fd` to a new named temporary file beside `name`; return its name."""
+    out, temp = _create_temporary(folder, name)
+    assert temp is not None
+    try:
+        offset = 0
+        while chunk := os.pread(fd, 1 << 20, offset):
+            view = memoryview(chunk)
+            while view:
+                view = view[os.write(out, view) :]
+            offset += len(chunk)
+        if sync:
+            os.fsync(out)
+    except BaseException:
+        os.close(out)
+        os.unlink(temp)
+        raise
+    os.close(out)
+    return temp
 
 
 def _alive(pid: int) -> bool:
@@ -180,9 +339,11 @@ def atomic_writer(
     overwrite_backup: bool = False,
     check: Callable[[], None] | None = None,
 ) -> Iterator[IO[bytes]]:
-    """Open a temporary file beside `path`; on success, fsync it and rename it over `path`.
+    """Open a new file to become `path`; on success, fsync it and give it its name atomically.
 
-    If the block raises, the temporary file is removed and `path` is untouched. With `backup`,
+    If the block raises, the new file is removed and `path` is untouched. The new file is
+    unnamed until complete where the system allows (see the module); a file that takes the place
+    of another is renamed over it from a temporary name. With `backup`,
     the previous file keeps a second name, `path + backup` (a hard link, else a complete copy),
     made only once the new file is complete, and removed if the replacement fails; an existing
     backup that differs is never replaced unless `overwrite_backup` (`BackupError`). `check`, if
@@ -194,10 +355,11 @@ def atomic_writer(
     instead, for the caller to flush many writes' folders at once (`sync_written`). A new file
     gets the usual mode (0o666 less the umask); a replaced file keeps its mode.
 
-    With `sync=False` the file is not fsynced before the rename: the rename is still atomic (a
-    reader sees the old file or the new one), but after a power loss the new name may hold an
-    incomplete file. Use it only where an original survives elsewhere (writing into another
-    folder), and call `sync_written(folders, files_synced=False)` once at the end.
+    With `sync=False` the file is not fsynced before it takes its name but just after, in the
+    background: the replacement is still atomic (a reader sees the old file or the new one), but
+    after a power loss before the flush the new name may hold an incomplete file. Use it only
+    where an original survives elsewhere (writing into another folder), and call
+    `sync_written(folders, files_synced=False)` once at the end, which waits for the flushes.
     """
     # Plain strings rather than Paths: a run writes thousands of files, and this is per file.
     target = os.fspath(path)
@@ -211,6 +373,7 @@ def atomic_writer(
         compress = name.lower().endswith(".gz")
     fd, temp = _create_temporary(str(parent), name)
     kept: str | None = None
+    placed = False
     try:
         with os.fdopen(fd, "wb", buffering=WRITE_BUFFER) as raw:
             if compress:
@@ -220,24 +383,35 @@ def atomic_writer(
                 yield raw
             raw.flush()
             if sync:
-                os.fsync(raw.fileno())
-        if check is not None:
-            check()
-        if os.path.exists(target):
-            shutil.copymode(target, temp)
-            if backup and _keep_backup(target, target + backup, overwrite_backup):
-                kept = target + backup
-        os.replace(temp, target)
-        kept = None
+                os.fsync(fd)
+            if check is not None:
+                check()
+            if temp is None:
+                try:
+                    _link(fd, target)  # a new name: the complete file takes it at once
+                    placed = True
+                except OSError:  # the name is taken (or no links here): through a temporary
+                    temp = _name_unnamed(fd, str(parent), name, sync)
+            if not placed:
+                assert temp is not None
+                if os.path.exists(target):
+                    shutil.copymode(target, temp)
+                    if backup and _keep_backup(target, target + backup, overwrite_backup):
+                        kept = target + backup
+                os.replace(temp, target)
+                placed, kept = True, None
+            if not sync:
+                _unsynced.add(os.dup(fd))
         if folders is not None:
             folders.add(parent)
         elif sync:
             _fsync_directory(parent)
     except BaseException:
-        try:
-            os.unlink(temp)
-        except FileNotFoundError:
-            kept = None  # renamed already (a signal came right after): the backup must stay
+        if temp is not None and not placed:
+            try:
+                os.unlink(temp)
+            except FileNotFoundError:
+                kept = None  # renamed already (a signal came right after): the backup must stay
         if kept is not None:
             with contextlib.suppress(OSError):
                 os.unlink(kept)
