@@ -425,6 +425,7 @@ def test_outputs_elsewhere_are_flushed_file_by_file_without_a_system_sync(
         raise AssertionError("a system-wide sync")
 
     fsynced: list[int] = []
+    monkeypatch.setattr(parallel, "START_METHOD", "fork")  # workers see the patches below
     monkeypatch.setattr(writers, "_datasync", flushed_file)
     monkeypatch.setattr(writers, "_fsync_directory", flushed_folder)
     monkeypatch.setattr(writers.os, "sync", no_sync)
