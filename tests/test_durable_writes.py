@@ -1,9 +1,10 @@
-"""Atomic writes through unnamed files, and outputs flushed file by file instead of a system sync.
+"""Atomic writes through unnamed files, and outputs flushed without a system-wide sync.
 
 A new file is written unnamed (`O_TMPFILE`, where the system has it) and linked into place once
 complete; a replacement goes through a temporary name. Files written with `sync=False` are
-flushed in the background, and `sync_written` waits for every one of them: `migrate --out` ends
-with its outputs on disk without calling the system-wide `sync`.
+flushed at the end with the file systems that hold them (Linux's `syncfs`) or, where there is
+no such call, each on its own in the background: `migrate --out` ends with its outputs on disk
+without calling the system-wide `sync`.
 """
 
 from __future__ import annotations
@@ -27,9 +28,13 @@ EXAMPLES = Path(evalreg.__file__).parent / "examples" / "eee"
 unnamed = pytest.mark.skipif(not writers._unnamed[0], reason="no O_TMPFILE and /proc here")
 
 
+def _no_sync() -> None:
+    raise AssertionError("os.sync() called")
+
+
 @pytest.fixture
 def flushed(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Record the inodes of the files flushed in the background; refuse a system-wide sync."""
+    """Record the inodes of the files flushed one by one, as where there is no `syncfs`."""
     inodes: list[int] = []
     real = writers._datasync
 
@@ -37,12 +42,24 @@ def flushed(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         inodes.append(os.fstat(fd).st_ino)
         real(fd)
 
-    def no_sync() -> None:
-        raise AssertionError("os.sync() called")
-
+    monkeypatch.setattr(writers, "_syncfs", [None])
     monkeypatch.setattr(writers, "_datasync", datasync)
-    monkeypatch.setattr(os, "sync", no_sync)
+    monkeypatch.setattr(os, "sync", _no_sync)
     return inodes
+
+
+@pytest.fixture
+def file_systems(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Record the devices of the file systems flushed whole (`syncfs`); refuse per-file ones."""
+    devices: list[int] = []
+
+    def per_file(fd: int) -> None:
+        raise AssertionError("a file flushed on its own")
+
+    monkeypatch.setattr(writers, "_syncfs", [lambda fd: devices.append(os.fstat(fd).st_dev)])
+    monkeypatch.setattr(writers, "_datasync", per_file)
+    monkeypatch.setattr(os, "sync", _no_sync)
+    return devices
 
 
 @unnamed
@@ -102,6 +119,7 @@ def test_a_flush_that_fails_fails_the_wait(tmp_path: Path, monkeypatch: pytest.M
     def broken(fd: int) -> None:
         raise OSError(errno.EIO, "Input/output error")
 
+    monkeypatch.setattr(writers, "_syncfs", [None])
     monkeypatch.setattr(writers, "_datasync", broken)
     folders: set[Path] = set()
     with writers.atomic_writer(tmp_path / "a.json", folders=folders, sync=False) as stream:
@@ -124,3 +142,26 @@ def test_migrate_out_flushes_each_output_without_a_system_sync(
     written = [Path(str(o.output)) for o in outcomes if o.status == "written"]
     assert written and all(path.is_file() for path in written)
     assert sorted(flushed) == sorted(path.stat().st_ino for path in written)
+
+
+def test_migrate_out_flushes_the_file_system_of_its_outputs_once(
+    tmp_path: Path, file_systems: list[int]
+) -> None:
+    out = tmp_path / "out"
+    options = MigrateOptions(to="latest", out=str(out))
+    events = list(migrate_paths(evalreg.default_registry(), [str(EXAMPLES)], options))
+    assert any(isinstance(e, FileMigration) and e.status == "written" for e in events)
+    assert file_systems == [out.stat().st_dev]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="syncfs is Linux's")
+def test_syncfs_is_found_and_flushes_an_open_folder(tmp_path: Path) -> None:
+    syncfs = writers._load_syncfs()
+    assert syncfs is not None
+    fd = os.open(tmp_path, os.O_RDONLY)
+    try:
+        syncfs(fd)
+    finally:
+        os.close(fd)
+    with pytest.raises(OSError):
+        syncfs(fd)  # closed: EBADF

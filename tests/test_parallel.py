@@ -402,46 +402,56 @@ def test_a_file_given_twice_is_migrated_to_each_of_its_outputs(
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
-def test_outputs_elsewhere_are_flushed_file_by_file_without_a_system_sync(
+@pytest.mark.parametrize("flush", ["file system", "each file"])
+def test_outputs_elsewhere_are_flushed_without_a_system_wide_sync(
     small_units: None,
     registry: Registry,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     jobs: int,
+    flush: str,
 ) -> None:
     from evalreg.io import writers
 
     log = tmp_path / "flushes"  # written by the workers too
 
-    def flushed_file(fd: int) -> None:
+    def noted(kind: str, fd: int) -> None:
         with open(log, "a") as stream:
-            stream.write(f"file {os.fstat(fd).st_ino}\n")
-
-    def flushed_folder(folder: Path) -> None:
-        with open(log, "a") as stream:
-            stream.write(f"folder {folder}\n")
+            stream.write(f"{kind} {os.fstat(fd).st_ino} {os.fstat(fd).st_dev}\n")
 
     def no_sync() -> None:
         raise AssertionError("a system-wide sync")
 
     fsynced: list[int] = []
     monkeypatch.setattr(parallel, "START_METHOD", "fork")  # workers see the patches below
-    monkeypatch.setattr(writers, "_datasync", flushed_file)
-    monkeypatch.setattr(writers, "_fsync_directory", flushed_folder)
+    syncfs = (lambda fd: noted("fs", fd)) if flush == "file system" else None
+    monkeypatch.setattr(writers, "_syncfs", [syncfs])  # as on Linux, or where there is none
+    monkeypatch.setattr(writers, "_datasync", lambda fd: noted("file", fd))
+
+    def folder_flushed(folder: Path) -> None:
+        with open(log, "a") as stream:
+            stream.write(f"folder {folder} -\n")
+
+    monkeypatch.setattr(writers, "_fsync_directory", folder_flushed)
     monkeypatch.setattr(writers.os, "sync", no_sync)
     monkeypatch.setattr(writers.os, "fsync", fsynced.append)
     source = _aggregates(tmp_path / "in")
-    options = MigrateOptions(to="latest", out=str(tmp_path / "out"))
+    out = tmp_path / "out"
+    options = MigrateOptions(to="latest", out=str(out))
     events = list(migrate_paths(registry, [str(source)], options, jobs=jobs))
     assert [e.status for e in events if not isinstance(e, RecordMigration)] == ["written"] * 6
-    assert fsynced == []  # the originals are intact: no flush before the rename
     written = sorted((tmp_path / "out").rglob("*.json"))
     assert sorted(p.name for p in written) == [f"run{i}.json" for i in range(6)]
-    lines = log.read_text().splitlines()
-    files = sorted(int(line.split()[1]) for line in lines if line.startswith("file "))
-    assert files == sorted(p.stat().st_ino for p in written)  # each output, once
-    folders = {line.split(" ", 1)[1] for line in lines if line.startswith("folder ")}
-    assert {str(p.parent) for p in written} <= folders
+    lines = [line.split() for line in log.read_text().splitlines()]
+    if flush == "file system":  # once, at the end, the outputs' file system
+        assert fsynced == [] and [(kind, device) for kind, _, device in lines] == [
+            ("fs", str(out.stat().st_dev))
+        ]
+    else:  # each output once, then the folders
+        files = sorted(int(inode) for kind, inode, _ in lines if kind == "file")
+        assert files == sorted(p.stat().st_ino for p in written)
+        folders = {folder for kind, folder, _ in lines if kind == "folder"}
+        assert {str(p.parent) for p in written} <= folders
 
 
 def test_files_rewritten_in_place_are_synced_each_and_folders_once_per_run(

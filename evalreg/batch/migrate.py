@@ -36,7 +36,7 @@ from evalreg.engine.migrate import MigrationResult
 from evalreg.engine.registry import Registry
 from evalreg.io import remote
 from evalreg.io.readers import RangeItems
-from evalreg.io.writers import leftovers, sync_written
+from evalreg.io.writers import leftovers, sync_folders, sync_written, wait_written
 
 
 def _output_path(path: str, root: str | None, options: MigrateOptions) -> str | None:
@@ -166,8 +166,10 @@ def _migrate_unit(
             for part, output in zip(unit, outputs, strict=True)
         ]
     finally:
-        # In place the files are synced one by one; with --out this waits for their flushes.
-        sync_written(folders, files_synced=options.out is None)
+        if options.out is None:
+            sync_folders(folders)  # in place: the files are synced; with --out, see migrate_paths
+        else:
+            wait_written(folders)
 
 
 def _join_ranges(
@@ -285,8 +287,8 @@ def migrate_paths(
 
     # Files rewritten in place are synced one by one (each replaces the only copy of its
     # records) and their folders once each at the end. With --out the originals stay, so the
-    # outputs are renamed into place unsynced, flushed one by one in the background, and the
-    # run waits for the last of them (and flushes the folders) at the end.
+    # outputs are renamed into place unsynced and flushed at the end with the file system that
+    # holds them (see writers.sync_written).
     stored = remote.is_url(options.out) and not remote.is_local_url(str(options.out))
     synced = options.out is None or options.dry_run or stored  # a store has nothing to flush
     folders: set[Path] = set()

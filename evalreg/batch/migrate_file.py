@@ -317,8 +317,8 @@ def must_sync(output: str, path: str, folders: set[Path] | None) -> bool:
 
     Rewriting a file in place replaces the only copy of its records, so its new bytes must be on
     disk first. A file written elsewhere leaves the original untouched: when the caller collects
-    the folders written to (and so promises `sync_written` at the end), it takes its name first
-    and is flushed in the background, the run going on meanwhile.
+    the folders written to (and so promises `sync_written` at the end), its bytes are flushed
+    then, with the file system that holds them, instead of one fsync per file.
     """
     return folders is None or output == path
 

@@ -3,9 +3,9 @@
 A file is written unnamed where the system allows it (Linux's `O_TMPFILE`) and given its name
 once complete (linked into place where the name is free, else under a temporary name renamed
 over the old file); elsewhere it is written under a temporary name beside the target and renamed.
-A file written with `sync=False` is not flushed before it takes its name but just after, by
-threads in the background, and `sync_written` waits for them: every file a run wrote is on disk,
-file by file, before the run ends (no system-wide `sync`).
+A file written with `sync=False` is not flushed before it takes its name: `sync_written` flushes
+the file systems written to at the end of the run (Linux's `syncfs`, never a system-wide
+`sync`), or, where there is no such call, each file was flushed on its own in the background.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import gzip
 import os
 import re
 import shutil
+import sys
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -123,18 +124,86 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forked)
 
 
+def _load_syncfs() -> Callable[[int], None] | None:
+    """Return Linux's `syncfs` (flush the file system of an open file), or None elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes  # only to end a run that wrote files unflushed
+
+    try:
+        call = ctypes.CDLL(None, use_errno=True).syncfs
+    except (OSError, AttributeError):
+        return None
+    call.argtypes, call.restype = [ctypes.c_int], ctypes.c_int
+
+    def syncfs(fd: int) -> None:
+        if call(fd) != 0:
+            code = ctypes.get_errno()
+            raise OSError(code, os.strerror(code))
+
+    return syncfs
+
+
+_syncfs: list[Callable[[int], None] | None] = []
+
+
+def _file_system_sync() -> Callable[[int], None] | None:
+    if not _syncfs:
+        _syncfs.append(_load_syncfs())
+    return _syncfs[0]
+
+
+def _sync_file_systems(
+    folders: Iterable[str | os.PathLike[str]], syncfs: Callable[[int], None]
+) -> None:
+    """Flush each file system that holds one of `folders`, once."""
+    done: set[int] = set()
+    for folder in sorted({os.fspath(f) for f in folders}):
+        try:
+            fd = os.open(folder, os.O_RDONLY)
+        except OSError:
+            continue  # removed since: nothing of it to flush
+        try:
+            device = os.fstat(fd).st_dev
+            if device not in done:
+                done.add(device)
+                syncfs(fd)
+        finally:
+            os.close(fd)
+
+
 def sync_written(folders: Iterable[str | os.PathLike[str]], *, files_synced: bool) -> None:
     """Make the files written in `folders` last: their bytes (unless synced) and their names.
 
-    Files written with `sync=False` are flushed one by one in the background as they are
-    written; this waits for the last of them, then flushes the folders.
+    Files written with `sync=False` are flushed with the file systems that hold `folders`
+    (Linux's `syncfs`: those file systems, not every one as `sync` does), files written by
+    other processes of the run included; elsewhere each such file was flushed on its own in the
+    background as it was written, and this waits for the last of them. Then the folders.
+
+    Raises:
+        OSError: a file, a file system or a folder could not be flushed.
+    """
+    if not files_synced:
+        syncfs = _file_system_sync()
+        if syncfs is not None:
+            _sync_file_systems(folders, syncfs)
+            return  # the folders' names with the rest
+        _unsynced.wait()
+    sync_folders(folders)
+
+
+def wait_written(folders: Iterable[str | os.PathLike[str]]) -> None:
+    """In a worker of a run, make the files it wrote with `sync=False` last where they are
+    flushed one by one (waiting for them, and flushing `folders`); where file systems are
+    flushed whole, the process that ends the run flushes them for every process (see
+    `sync_written`).
 
     Raises:
         OSError: a file or a folder could not be flushed.
     """
-    if not files_synced:
+    if _file_system_sync() is None:
         _unsynced.wait()
-    sync_folders(folders)
+        sync_folders(folders)
 
 
 TEMPORARY = re.compile(r"\.(?P<name>.+)\.evalreg-(?P<pid>\d+)-[0-9a-f]+\.(?:tmp|part)")
@@ -355,11 +424,11 @@ def atomic_writer(
     instead, for the caller to flush many writes' folders at once (`sync_written`). A new file
     gets the usual mode (0o666 less the umask); a replaced file keeps its mode.
 
-    With `sync=False` the file is not fsynced before it takes its name but just after, in the
-    background: the replacement is still atomic (a reader sees the old file or the new one), but
-    after a power loss before the flush the new name may hold an incomplete file. Use it only
-    where an original survives elsewhere (writing into another folder), and call
-    `sync_written(folders, files_synced=False)` once at the end, which waits for the flushes.
+    With `sync=False` the file is not fsynced before it takes its name: the replacement is
+    still atomic (a reader sees the old file or the new one), but after a power loss before the
+    flush the new name may hold an incomplete file. Use it only where an original survives
+    elsewhere (writing into another folder), and call `sync_written(folders,
+    files_synced=False)` once at the end, which flushes what was written (see the module).
     """
     # Plain strings rather than Paths: a run writes thousands of files, and this is per file.
     target = os.fspath(path)
@@ -400,8 +469,8 @@ def atomic_writer(
                         kept = target + backup
                 os.replace(temp, target)
                 placed, kept = True, None
-            if not sync:
-                _unsynced.add(os.dup(fd))
+            if not sync and _file_system_sync() is None:
+                _unsynced.add(os.dup(fd))  # no syncfs: flushed on its own, in the background
         if folders is not None:
             folders.add(parent)
         elif sync:
