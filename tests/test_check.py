@@ -379,6 +379,7 @@ def test_records_are_generated_for_recursive_schemas(build: Any) -> None:
         for v in evalreg.load_registry().versions(f)
     ],
 )
+@pytest.mark.slow
 def test_builtin_records_are_generated_valid(registry: Registry, family: str, version: str) -> None:
     validator = registry.validator(family, version)
     seen: list[bool] = []
