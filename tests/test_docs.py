@@ -1,7 +1,9 @@
-"""Every example of the documentation site runs as shown, on the bundled examples.
+"""Every example of the documentation site (and of the README) runs as shown, on the bundled
+examples.
 
-Each page under docs/ runs in a temporary folder holding a copy of `evalreg/examples/`, its
-```python and ```console blocks in page order (so a block may use what an earlier one made):
+Each page under docs/, and the README, runs in a temporary folder holding a copy of
+`evalreg/examples/`, its ```python and ```console blocks in page order (so a block may use what
+an earlier one made):
 - a ```python block runs in one namespace per page and must not raise;
 - a ```console block is a series of `$ COMMAND` lines, each followed by the output it shows
   (standard output and standard error as they interleave). A command exits 0 unless it ends
@@ -35,7 +37,10 @@ from evalreg.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
-PAGES = sorted(p for p in DOCS.rglob("*.md") if "hooks" not in p.relative_to(DOCS).parts)
+PAGES = [
+    ROOT / "README.md",
+    *sorted(p for p in DOCS.rglob("*.md") if "hooks" not in p.relative_to(DOCS).parts),
+]
 FENCE = re.compile(
     r"^(?P<indent> *)```(?P<lang>[\w-]*)[^\n]*\n(?P<body>.*?)^(?P=indent)```\s*$", re.M | re.S
 )
@@ -179,7 +184,7 @@ def examples_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(DOCS).as_posix())
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_every_example_of_the_page_runs_as_shown(page: Path, examples_folder: Path) -> None:
     run_page(page, page.relative_to(ROOT).as_posix())
 

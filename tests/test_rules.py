@@ -294,11 +294,10 @@ def test_the_published_site_documents_each_familys_rules(tmp_path: Path) -> None
 
 
 def _readme_blocks() -> tuple[str, str]:
-    """Return the manifest and the Python rule that the README's rules section shows."""
-    text = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
-    section = text.split("## Rules beyond JSON Schema", 1)[1].split("\n## ", 1)[0]
-    manifest = section.split("```yaml\n", 1)[1].split("```", 1)[0]
-    module = section.split("```python\n", 1)[1].split("```", 1)[0]
+    """Return the manifest and the Python rule that the rules page of the docs shows."""
+    text = (Path(__file__).parent.parent / "docs" / "rules.md").read_text(encoding="utf-8")
+    manifest = text.split("```yaml\n", 1)[1].split("```", 1)[0]
+    module = text.split("```python\n", 1)[1].split("```", 1)[0]
     return manifest, module
 
 
