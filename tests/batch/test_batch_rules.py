@@ -12,7 +12,7 @@ import pytest
 from evalreg.batch import parallel
 from evalreg.cli import main
 
-DEMO = Path(__file__).parent.parent / "evalreg" / "examples" / "eee" / "data"
+DEMO = Path(__file__).parents[2] / "evalreg" / "examples" / "eee" / "data"
 UUID = "5b0c2e7a-91d4-4f3e-a6b8-2d7c9e1f0a34"
 FOLDER = "gsm8k/Qwen/Qwen2.5-7B-Instruct"
 OTHER = "0d6f1c4e-2b3a-4c5d-8e9f-a1b2c3d4e5f6"

@@ -21,10 +21,9 @@ import evalreg.batch.migrate_file
 from evalreg.batch import inplace, parallel
 from evalreg.cli import main
 from evalreg.io import writers
+from tests.conftest import EXAMPLES
 
-from .conftest import EXAMPLES
-
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parents[2]
 DEMO = ROOT / "evalreg" / "examples" / "eee" / "data"
 OLD_AGGREGATE = next((DEMO / "hellaswag").rglob("*.json"))  # at 0.1.0
 SAMPLES = next(DEMO.rglob("*_samples.jsonl"))  # at 0.2.0

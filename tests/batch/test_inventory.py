@@ -16,8 +16,8 @@ from evalreg.batch.inventory import requirements
 from evalreg.cli import main
 from evalreg.errors import RequirementError, UnknownVersionError
 
-DEMO = Path(__file__).parent.parent / "evalreg" / "examples"
-BENCHMARKS = Path(__file__).parent.parent / "benchmarks"
+DEMO = Path(__file__).parents[2] / "evalreg" / "examples"
+BENCHMARKS = Path(__file__).parents[2] / "benchmarks"
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

@@ -8,8 +8,7 @@ import pytest
 
 import evalreg
 from evalreg.errors import MigrationError, ReadError
-
-from .test_cli import OLD_AGGREGATE
+from tests.cli.test_cli import OLD_AGGREGATE
 
 
 def test_load_yields_records_as_read() -> None:

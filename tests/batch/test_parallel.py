@@ -27,12 +27,11 @@ from evalreg.batch.migrate import migrate_paths
 from evalreg.batch.migrate_file import FileMigration, MigrateOptions, RecordMigration
 from evalreg.cli import main
 from evalreg.io.readers import line_ranges, read_range
-
-from .conftest import EXAMPLES
+from tests.conftest import EXAMPLES
 
 INSTANCE = next((EXAMPLES / "eee.instance" / "valid").glob("*.jsonl"))
 AGGREGATES = sorted((EXAMPLES / "eee.aggregate" / "valid").glob("*.json"))
-DEMO = Path(__file__).parent.parent / "evalreg" / "examples"
+DEMO = Path(__file__).parents[2] / "evalreg" / "examples"
 OLD_AGGREGATE = next((DEMO / "eee" / "data" / "hellaswag").rglob("*.json"))
 
 
@@ -329,7 +328,7 @@ def _is_record(event: Any) -> bool:
 
 @pytest.mark.slow
 def test_the_benchmark_prints_every_target(tmp_path: Path) -> None:
-    script = Path(__file__).parent.parent / "benchmarks" / "run.py"
+    script = Path(__file__).parents[2] / "benchmarks" / "run.py"
     done = subprocess.run(
         [sys.executable, str(script), "--quick", "--data", str(tmp_path)],
         capture_output=True,
@@ -355,7 +354,7 @@ def test_the_benchmark_prints_every_target(tmp_path: Path) -> None:
 def test_the_benchmark_makes_again_only_the_inputs_whose_size_changed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    script = Path(__file__).parent.parent / "benchmarks" / "run.py"
+    script = Path(__file__).parents[2] / "benchmarks" / "run.py"
     spec = importlib.util.spec_from_file_location("benchmark_run", script)
     assert spec is not None and spec.loader is not None
     bench = importlib.util.module_from_spec(spec)

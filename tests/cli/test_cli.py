@@ -9,10 +9,9 @@ from pathlib import Path
 import pytest
 
 from evalreg.cli import main
+from tests.conftest import EXAMPLES
 
-from .conftest import EXAMPLES
-
-DEMO = Path(__file__).parent.parent / "evalreg" / "examples"
+DEMO = Path(__file__).parents[2] / "evalreg" / "examples"
 OLD_AGGREGATE = next((DEMO / "eee" / "data" / "hellaswag").rglob("*.json"))
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "evalreg" / "examples"
 EEE = DEMO / "eee" / "data"
 BROKEN = next(DEMO.rglob("without_skill/grading.json"))

@@ -15,7 +15,7 @@ from evalreg.cli import main
 from evalreg.cli import progress as progress_module
 from evalreg.cli.progress import Progress, wanted
 
-DEMO = Path(__file__).parent.parent / "evalreg" / "examples"
+DEMO = Path(__file__).parents[2] / "evalreg" / "examples"
 
 
 class _Terminal(io.StringIO):

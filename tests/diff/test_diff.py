@@ -14,7 +14,7 @@ from referencing import Registry
 
 from evalreg.diff import BACKWARD, FORWARD, Change, SchemaDiff, changelog_markdown, diff_schemas
 
-SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
+SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"
 BOTH = frozenset({BACKWARD, FORWARD})
 NONE: frozenset[str] = frozenset()
 ONLY_B = frozenset({BACKWARD})

@@ -3,8 +3,7 @@ from __future__ import annotations
 import pytest
 
 from evalreg import Registry
-
-from .examples_index import ALL, Example
+from tests.examples_index import ALL, Example
 
 
 @pytest.mark.parametrize("example", ALL, ids=lambda e: e.id)

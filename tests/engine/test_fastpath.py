@@ -25,7 +25,7 @@ from evalreg.io.readers import read_items
 from tests.conftest import RegistryFactory
 from tests.examples_index import ALL
 
-TESTS = Path(__file__).parent
+TESTS = Path(__file__).parents[1]
 EXTRA_RECORDS = [
     TESTS / "eee_records",
     TESTS / "agentv_eras",

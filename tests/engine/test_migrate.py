@@ -454,7 +454,7 @@ def test_the_eee_instance_chain_runs_its_relabels_as_one(registry: evalreg.Regis
         ("0.2.0 -> 0.2.1",),
         ("0.2.1 -> 0.2.2", "0.2.2 -> 0.2.3", "0.2.3 -> 0.3.0"),
     ]
-    lines = Path(__file__).parent / "eee_records" / "eee.instance" / "0.2.0" / "samples.jsonl"
+    lines = Path(__file__).parents[1] / "eee_records" / "eee.instance" / "0.2.0" / "samples.jsonl"
     for line in lines.read_text(encoding="utf-8").splitlines():
         if not line.strip():
             continue

@@ -18,8 +18,7 @@ from evalreg.engine.rules import (
 )
 from evalreg.errors import RegistryError
 from evalreg.registry.manifest import parse_manifest
-
-from .conftest import RegistryFactory
+from tests.conftest import RegistryFactory
 
 SCHEMA = {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"}
 MANIFEST = """\
@@ -295,7 +294,7 @@ def test_the_published_site_documents_each_familys_rules(tmp_path: Path) -> None
 
 def _readme_blocks() -> tuple[str, str]:
     """Return the manifest and the Python rule that the rules page of the docs shows."""
-    text = (Path(__file__).parent.parent / "docs" / "rules.md").read_text(encoding="utf-8")
+    text = (Path(__file__).parents[2] / "docs" / "rules.md").read_text(encoding="utf-8")
     manifest = text.split("```yaml\n", 1)[1].split("```", 1)[0]
     module = text.split("```python\n", 1)[1].split("```", 1)[0]
     return manifest, module

@@ -3,8 +3,7 @@ from __future__ import annotations
 import pytest
 
 from evalreg import Registry
-
-from .examples_index import ALL, Example
+from tests.examples_index import ALL, Example
 
 VALID = [e for e in ALL if e.valid]
 INVALID = [e for e in ALL if not e.valid]

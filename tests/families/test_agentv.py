@@ -21,8 +21,8 @@ from evalreg.batch.check import check_paths
 from evalreg.cli import main
 from evalreg.publish.check import check_registry
 
-ERAS = Path(__file__).parent / "agentv_eras"
-SEED = Path(__file__).parent.parent / "schemas" / "agentv.eval" / "2.schema.json"
+ERAS = Path(__file__).parents[1] / "agentv_eras"
+SEED = Path(__file__).parents[2] / "schemas" / "agentv.eval" / "2.schema.json"
 FAMILY = "agentv.eval"
 LATEST = "4"
 
@@ -242,7 +242,7 @@ def test_back_from_the_latest_era_to_v2_without_loss(registry: Registry, name: s
 
 
 def test_the_v2_examples_go_to_every_era_and_come_back_unchanged(registry: Registry) -> None:
-    examples = Path(__file__).parent / "examples" / FAMILY / "valid"
+    examples = Path(__file__).parents[1] / "examples" / FAMILY / "valid"
     for path in (examples / "code-review.eval.yaml", examples / "sql-helper.eval.yml"):
         record = yaml.safe_load(path.read_text())
         for target in ("2.1", "3", "3.1", "4"):
@@ -748,7 +748,7 @@ def test_conformance_script_judges_each_file_by_its_dates_schema(tmp_path: Path)
             "evals/runs.exp.yaml": "eval_cases: '*'\n",
         },
     )
-    script = Path(__file__).parent.parent / "benchmarks" / "conformance_agentv.py"
+    script = Path(__file__).parents[2] / "benchmarks" / "conformance_agentv.py"
     details = tmp_path / "outcomes.jsonl"
     run = subprocess.run(
         [sys.executable, str(script), str(repo), "--json", str(details), "--refused"],

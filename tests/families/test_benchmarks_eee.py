@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-BENCHMARKS = Path(__file__).parent.parent / "benchmarks"
+BENCHMARKS = Path(__file__).parents[2] / "benchmarks"
 
 
 def _module(name: str, monkeypatch: pytest.MonkeyPatch) -> ModuleType:

@@ -23,8 +23,8 @@ from jsonschema import Draft7Validator
 from evalreg import Param, StepContext, load_registry
 from evalreg.errors import DataLossError
 
-ROOT = Path(__file__).resolve().parents[1]
-RECORDS = Path(__file__).resolve().parent / "eee_records"
+ROOT = Path(__file__).resolve().parents[2]
+RECORDS = Path(__file__).resolve().parents[1] / "eee_records"
 AGG, INST = "eee.aggregate", "eee.instance"
 BIG = 36893488147419103233  # 2**65 + 1: wider than 64 bits
 UUID4 = "3f2b8c1e-9a4d-4e7b-8c2a-1d5e6f7a8b9c"

@@ -13,7 +13,7 @@ from jsonschema import Draft7Validator
 
 from evalreg import load_registry
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = ROOT / "schemas"
 AGG, INST = "eee.aggregate", "eee.instance"
 STRINGS_ONLY = {"type": "object", "additionalProperties": {"type": "string"}}

@@ -13,7 +13,7 @@ import pytest
 from evalreg import Registry
 from evalreg.io.readers import read_items
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parents[2]
 BUNDLED = ROOT / "evalreg" / "examples" / "skill-creator"
 # The bundled example datastore has one grading file broken on purpose.
 BROKEN = BUNDLED / "csv-cleaner-workspace/iteration-1/eval-0-dedupe-rows/without_skill/grading.json"

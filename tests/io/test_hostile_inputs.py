@@ -15,7 +15,7 @@ import pytest
 from evalreg.cli import main
 from evalreg.io import readers, streams
 
-DEMO = Path(__file__).parent.parent / "evalreg" / "examples" / "eee" / "data" / "gsm8k"
+DEMO = Path(__file__).parents[2] / "evalreg" / "examples" / "eee" / "data" / "gsm8k"
 AGGREGATE = next(DEMO.rglob("*.json"))
 SAMPLES = next(DEMO.rglob("*.jsonl"))
 
@@ -512,7 +512,7 @@ def test_integers_beyond_the_digit_limit_are_one_located_problem(
 def test_reliability_benchmark_passes_its_bounds_at_a_small_scale(tmp_path: Path) -> None:
     import subprocess
 
-    script = Path(__file__).parent.parent / "benchmarks" / "reliability_inputs.py"
+    script = Path(__file__).parents[2] / "benchmarks" / "reliability_inputs.py"
     done = subprocess.run(
         [sys.executable, str(script), "--scale", "0.1", "--dir", str(tmp_path)],
         capture_output=True,

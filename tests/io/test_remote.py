@@ -29,10 +29,9 @@ from evalreg.cli import main
 from evalreg.errors import MissingExtraError, ReadError
 from evalreg.io import remote
 from evalreg.io.readers import line_ranges, read_items, read_range
+from tests.conftest import EXAMPLES
 
-from .conftest import EXAMPLES
-
-DEMO = Path(__file__).parent.parent / "evalreg" / "examples"
+DEMO = Path(__file__).parents[2] / "evalreg" / "examples"
 INSTANCE = next((EXAMPLES / "eee.instance" / "valid").glob("*.jsonl"))
 
 

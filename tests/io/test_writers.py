@@ -13,8 +13,7 @@ import evalreg.io.writers
 from evalreg.batch.migrate import migrate_paths
 from evalreg.batch.migrate_file import FileMigration, MigrateOptions
 from evalreg.io.writers import atomic_writer, write_atomic
-
-from .conftest import EXAMPLES
+from tests.conftest import EXAMPLES
 
 
 def test_write_replaces_and_keeps_the_mode(tmp_path: Path) -> None:

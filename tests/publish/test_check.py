@@ -24,8 +24,7 @@ from evalreg.publish.check import (
 )
 from evalreg.registry.lock import release
 from evalreg.registry.manifest import parse_manifest, versioning
-
-from .conftest import DEMO_MANIFEST, RegistryFactory
+from tests.conftest import DEMO_MANIFEST, RegistryFactory
 
 
 def schema(version: str, *, required: tuple[str, ...] = ("name", "score")) -> dict[str, Any]:

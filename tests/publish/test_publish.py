@@ -23,8 +23,7 @@ from evalreg.publish.site import (
     schema_uri,
 )
 from evalreg.registry.lock import amend, drafts, release
-
-from .conftest import RegistryFactory
+from tests.conftest import RegistryFactory
 
 BASE = "https://schemas.example.org/eval/"
 

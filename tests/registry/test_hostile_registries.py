@@ -24,10 +24,9 @@ from evalreg.registry.patterns import (
     unsafe_reason,
 )
 from evalreg.registry.schemawalk import MAX_SCHEMA_DEPTH
+from tests.conftest import RegistryFactory
 
-from .conftest import RegistryFactory
-
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parents[2]
 
 MANIFEST = "name: acme.run\ntitle: Acme runs\nkind: json\nmarkers:\n  - pointer: /v\n"
 

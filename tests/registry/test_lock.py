@@ -27,8 +27,7 @@ from evalreg.registry.lock import (
     read_lock,
     release,
 )
-
-from .conftest import DEMO_MANIFEST, RegistryFactory
+from tests.conftest import DEMO_MANIFEST, RegistryFactory
 
 
 def score_schema(version: str, *, with_id: bool = False, unit: bool = False) -> dict[str, Any]:
