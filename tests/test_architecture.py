@@ -25,6 +25,12 @@ def test_the_rooms_are_the_ones_the_development_page_maps() -> None:
 
 
 @pytest.mark.parametrize("room", ROOMS)
+def test_each_room_has_its_tests_in_a_folder_of_its_name(room: str) -> None:
+    folder = PACKAGE.parent / "tests" / room
+    assert (folder / "__init__.py").is_file() and any(folder.glob("test_*.py")), folder
+
+
+@pytest.mark.parametrize("room", ROOMS)
 def test_each_room_says_what_it_is_for_and_what_it_may_import(room: str) -> None:
     doc = importlib.import_module(f"evalreg.{room}").__doc__ or ""
     assert len(doc.splitlines()) > 1 and "May import" in doc
