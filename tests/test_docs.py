@@ -20,6 +20,7 @@ commands that need what a test cannot have (a cloud store, a cluster, an editor)
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import io
 import os
 import re
@@ -30,9 +31,11 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
+import evalreg
 from evalreg.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -245,3 +248,44 @@ def test_a_failing_example_is_reported_with_its_page_and_line(examples_folder: P
     page.write_text("```python\nassert 1 + 1 == 3\n```\n")
     with pytest.raises(AssertionError):
         run_page(page, "docs/wrong.md")
+
+
+# -- the generated pages ---------------------------------------------------------------------------
+
+
+def _hooks() -> ModuleType:
+    """Import docs/hooks/generate.py, the MkDocs hook that generates pages."""
+    spec = importlib.util.spec_from_file_location("docs_hooks", DOCS / "hooks" / "generate.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_command_of_the_click_group_gets_a_page_with_its_reference() -> None:
+    hooks = _hooks()
+    found = hooks.commands()
+    assert {"detect", "validate", "migrate", "diff", "publish"} <= set(found)
+    for name, command in found.items():
+        page = hooks.command_page(name, command)
+        assert page.startswith(f"# evalreg {name}\n") and f":prog_name: evalreg {name}" in page
+    table = hooks.commands_table()
+    assert all(f"[`evalreg {name}`]({name}.md)" in table for name in found)
+
+
+def test_the_api_page_documents_every_public_name() -> None:
+    import evalreg
+
+    reference = _hooks().api_reference()
+    documented = set(re.findall(r"^::: evalreg\.(\w+)$", reference, re.M))
+    assert documented == {name for name in evalreg.__all__ if name != "__version__"}
+
+
+def test_the_families_page_lists_every_version_of_every_builtin_family(
+    registry: evalreg.Registry,
+) -> None:
+    reference = _hooks().families_reference()
+    for family in registry.families():
+        assert f"## {family} " in reference
+        for version in registry.versions(family):
+            assert re.search(rf"^\| {re.escape(version)} \| (released|draft) \|", reference, re.M)
