@@ -122,8 +122,8 @@ def carry(
     """Put `value` at `holder[key]` and report it moved from `source` to `target`.
 
     Where `holder[key]` already holds a different value, nothing is overwritten: the value is
-    reported lost at `source`, with `clash` as the reason (by default "<target> already holds
-    another value"). Return whether the value was put.
+    reported lost at `source`, with `clash` as the reason (by default "`target` already holds
+    another value", naming it). Return whether the value was put.
 
     Raises:
         DataLossError: the value clashes and the user did not allow loss.

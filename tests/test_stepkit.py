@@ -28,7 +28,7 @@ from evalreg.stepkit import (
     rename_key_each,
     unchanged,
 )
-from tests.test_eee_migrations import containers  # the step tests' own "shares nothing"
+from tests.families.test_eee_migrations import containers  # the step tests' own "shares nothing"
 
 BIG = 2**65 + 1  # wider than 64 bits
 

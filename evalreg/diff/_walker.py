@@ -77,8 +77,8 @@ def diff_schemas(
     flags the value constraint that appears (or disappears) with it.
 
     Raises:
-        SchemaDiffError: ``policy`` is not one of :data:`POLICIES`, or a ``$ref`` cannot be resolved
-            within the registry (nothing is ever fetched).
+        SchemaDiffError: ``policy`` is not one of ``POLICIES`` (lenient, strict), or a ``$ref``
+            cannot be resolved within the registry (nothing is ever fetched).
     """
     if policy not in POLICIES:
         raise SchemaDiffError(f"unknown diff policy {policy!r}: use one of {', '.join(POLICIES)}")
