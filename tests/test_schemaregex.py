@@ -64,8 +64,7 @@ CASES: list[tuple[dict[str, Any], Any]] = [
 def _errors(cls: Any, schema: dict[str, Any], instance: Any) -> list[tuple[Any, ...]]:
     found = cls(schema).iter_errors(instance)
     return sorted(
-        (list(e.absolute_path), list(e.absolute_schema_path), e.validator, e.message)
-        for e in found
+        (list(e.absolute_path), list(e.absolute_schema_path), e.validator, e.message) for e in found
     )
 
 
