@@ -13,7 +13,9 @@ The syntax is RE2's, which Python's and ECMA-262's mostly share: `(?P<name>...)`
 classes, `\\d` `\\w` `\\s` `\\b` on ASCII characters (as ECMA-262 has them), `$` at the very end
 of the text only (Python's also matches before a final newline), `\\z` for Python's `\\Z`.
 ECMA-262's and Python's `\\uXXXX` is read as RE2's `\\x{XXXX}`. RE2 itself is imported on the
-first pattern compiled.
+first pattern compiled. A pattern is at most `MAX_PATTERN_LENGTH` characters and
+`MAX_PROGRAM_SIZE` RE2 instructions, and at most `_CACHED` compiled patterns are kept, so
+that the memory patterns take stays bounded.
 """
 
 from __future__ import annotations
@@ -24,6 +26,13 @@ from typing import Any
 
 MAX_PATTERN_LENGTH = 1000
 """The longest pattern a registry directory may give, in characters."""
+MAX_PROGRAM_SIZE = 20_000
+"""The most RE2 instructions a pattern may compile to. RE2 spells a counted repetition out, so
+`[\\p{L}\\p{N} ]{1,100}` (22 characters) takes 134,401 instructions and some 13 MB: without a
+bound, a registry's small patterns could take gigabytes."""
+_CACHED = 128
+"""Compiled patterns kept at once (each at most about 2 MB): memory stays bounded whatever the
+number of patterns in the registries loaded, at the cost of compiling again past it."""
 
 # `\\uXXXX`, or an escaped backslash (kept as it is, so that `\\\\u0041` stays a backslash and u).
 _UNICODE_ESCAPE = re.compile(r"\\(?:(\\)|u([0-9A-Fa-f]{4}))")
@@ -69,7 +78,7 @@ def _why(pattern: str, error: str) -> str:
     return f"RE2 cannot compile it: {error}"
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=_CACHED)
 def _compile(pattern: str) -> tuple[Any, str | None]:
     """Return the compiled pattern and None, or None and why it is refused."""
     if len(pattern) > MAX_PATTERN_LENGTH:
@@ -78,14 +87,23 @@ def _compile(pattern: str) -> tuple[Any, str | None]:
 
     options = re2.Options()
     options.log_errors = False  # RE2 would print to standard error as well
+    # RE2's compiler itself stops at max_mem, before `MAX_PROGRAM_SIZE` is looked at.
+    options.max_mem = 4 << 20
     try:
-        return re2.compile(_translate(pattern), options), None
+        compiled = re2.compile(_translate(pattern), options)
     except re2.error as err:
         detail = err.args[0] if err.args else ""
         text = detail.decode("utf-8", "replace") if isinstance(detail, bytes) else str(detail)
         return None, _why(pattern, " ".join(text.split()))
     except UnicodeEncodeError:
         return None, "it is not valid Unicode text (it holds a lone surrogate)"
+    size = compiled.programsize
+    if size > MAX_PROGRAM_SIZE:
+        return None, (
+            f"it compiles to {size:,} RE2 instructions, more than {MAX_PROGRAM_SIZE:,} (a counted "
+            "repetition is spelled out: use a smaller count, or maxLength in a schema)"
+        )
+    return compiled, None
 
 
 def refusal(pattern: str) -> str | None:

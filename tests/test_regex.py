@@ -113,3 +113,26 @@ def test_refused_patterns_raise_with_the_reason() -> None:
 def test_re2_never_writes_to_standard_error(capfd: pytest.CaptureFixture[str]) -> None:
     assert refusal(r"(a)\1x") is not None
     assert capfd.readouterr().err == ""
+
+
+def test_a_pattern_that_spells_out_to_a_huge_program_is_refused() -> None:
+    why = refusal(r"^[\p{L}\p{N} ]{1,100}$")  # 22 characters, some 13 MB once compiled
+    assert why is not None
+    assert re.fullmatch(
+        r"it compiles to [\d,]+ RE2 instructions, more than 20,000 \(a counted repetition is "
+        r"spelled out: use a smaller count, or maxLength in a schema\)",
+        why,
+    )
+    assert refusal(r"^.{0,1000}$") is None
+
+
+def test_many_patterns_take_bounded_memory() -> None:
+    """Compiled patterns are kept in a bounded cache, not for as long as their registry."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    for index in range(600):  # each some 250 kB compiled: 150 MB if all were kept
+        letter = "abcdefghijklmnopqrstuvwxyz"[index % 26]
+        assert refusal(f"[^{letter}]{{1,{900 + index // 26}}}") is None
+    grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    assert grown < 90 * 1024  # kilobytes

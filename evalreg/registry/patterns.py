@@ -59,9 +59,10 @@ class PatternMatch:
 
 
 def _named(
-    compiled: Any, whole: bool, text: str, numbers: tuple[int, ...]
+    pattern: str, whole: bool, text: str, numbers: tuple[int, ...]
 ) -> tuple[str | None, ...] | None:
     """Return what the groups `numbers` matched in `text`, or None when it does not match."""
+    compiled = compile_pattern(pattern)
     found = (compiled.fullmatch if whole else compiled.search)(encode(text))
     if found is None:
         return None
@@ -81,10 +82,8 @@ _REMEMBERED_LENGTH = 64
 class BoundedPattern:
     """A compiled manifest pattern that never matches a text over `MAX_MATCHED_LENGTH` chars."""
 
-    compiled: Any = field(repr=False)
-    """The pattern compiled by RE2."""
     pattern: str
-    """The pattern as the manifest gives it."""
+    """The pattern as the manifest gives it (compiled, when matched, through a bounded cache)."""
     names: tuple[str, ...] = field(repr=False, compare=False)
     """The names of its named groups."""
     numbers: tuple[int, ...] = field(repr=False, compare=False)
@@ -99,7 +98,7 @@ class BoundedPattern:
         if len(text) > MAX_MATCHED_LENGTH:
             return None
         match = _remembered if len(text) <= _REMEMBERED_LENGTH else _named
-        found = match(self.compiled, whole, text, self.numbers)
+        found = match(self.pattern, whole, text, self.numbers)
         return None if found is None else PatternMatch(self.names, found)
 
     def search(self, text: str) -> PatternMatch | None:
@@ -130,5 +129,5 @@ def safe_pattern(pattern: Any, where: str, what: str) -> BoundedPattern:
     compiled = compile_pattern(text)
     named = sorted(compiled.groupindex.items(), key=lambda item: item[1])
     return BoundedPattern(
-        compiled, text, tuple(name for name, _ in named), tuple(number for _, number in named)
+        text, tuple(name for name, _ in named), tuple(number for _, number in named)
     )
