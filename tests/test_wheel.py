@@ -44,6 +44,8 @@ def test_wheel_contains_the_registry_directory_and_type_hints(wheel: Path) -> No
     assert "evalreg/_builtin/schemas/eee.aggregate/0.2.0.schema.json" in names
     assert any(n.startswith("evalreg/_builtin/migrations/eee.aggregate/") for n in names)
     assert any(n.startswith("evalreg/examples/") for n in names)
+    templates = "evalreg/publish/templates"
+    assert {f"{templates}/index.html", f"{templates}/changes.html"} <= names
 
 
 @pytest.mark.slow
@@ -80,3 +82,13 @@ def test_wheel_installs_and_runs_outside_the_checkout(wheel: Path, tmp_path: Pat
     directory, steps = migrated.stdout.split()
     assert "site-packages" in directory and directory.endswith("_builtin")
     assert int(steps) >= 1
+    # A plain install publishes: the pages' templates and Jinja2 come with it.
+    subprocess.run(
+        [str(env_dir / "bin" / "evalreg"), "publish", "site", "--family", "eee.aggregate"],
+        cwd=tmp_path,
+        env=environ,
+        check=True,
+        capture_output=True,
+    )
+    index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert '<h2 id="eee.aggregate">eee.aggregate</h2>' in index

@@ -17,8 +17,8 @@ The modules, from the bottom up; each imports only modules listed before it:
 - ``_walker``: ``diff_schemas`` and ``_Differ``, which resolves ``$ref``, guards against
   recursion, collects the changes and hands each pair of subschemas to the keyword rules.
 
-May import: ``evalreg.errors`` and third-party libraries (``referencing``, ``deepdiff``); nothing
-else of evalreg. Other rooms use only the names below.
+May import: ``evalreg.errors``, ``evalreg.regex`` and third-party libraries (``referencing``,
+``deepdiff``); nothing else of evalreg. Other rooms use only the names below.
 """
 
 from evalreg.diff._changes import BACKWARD, FORWARD, KINDS, POLICIES, Change, Compatibility

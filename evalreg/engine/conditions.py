@@ -141,12 +141,13 @@ def compile_condition(cond: Condition) -> Test:
         return within
     pattern = cond.pattern
     assert pattern is not None
+    expected = f"does not match {pattern.pattern!r}"
 
     def matches(item: Any, groups: dict[str, str]) -> str | None:
         value = get(item, groups)
         if value is MISSING or (isinstance(value, str) and pattern.search(value)):
             return None
-        return f"{operand} = {_shown(value)} does not match {pattern.pattern!r}"
+        return f"{operand} = {_shown(value)} {expected}"
 
     return matches
 

@@ -7,5 +7,5 @@ manifest and its fingerprints), `rules` (rule declarations), `versions` (version
 directory with an example family, for `evalreg init`). Nothing here detects, validates or
 migrates a record.
 
-May import: `evalreg.io`, `evalreg.errors`, `evalreg.defaults`.
+May import: `evalreg.io`, `evalreg.errors`, `evalreg.defaults`, `evalreg.regex`.
 """

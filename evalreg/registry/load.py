@@ -94,7 +94,7 @@ def _load_schemas(
             if not trusted:
                 from evalreg.registry.schemawalk import check_document
 
-                check_document(document, str(path), document["$id"], probe=True)
+                check_document(document, str(path), document["$id"])
             yield SchemaEntry(family, version, path, document["$id"], document)
 
 
@@ -130,9 +130,10 @@ def load_directories(
     """Load the built-in registry directory, those in `EVALREG_PATH`, and `paths` as a `cls`.
 
     With `verify` (the default), every released schema is checked against the digest in its
-    directory's `registry.lock`. The schemas and patterns of every directory but the built-in
-    one are checked as they load (`schemawalk.check_document`, `patterns.safe_pattern`), and
-    their references must resolve.
+    directory's `registry.lock`. Every manifest pattern is compiled by RE2 as it loads
+    (`patterns.safe_pattern`). The schemas of every directory but the built-in one are checked
+    as they load (`schemawalk.check_document`: their patterns too), and their references must
+    resolve.
 
     Raises:
         RegistryError: a directory is missing or malformed, or two directories define one family.
@@ -142,7 +143,7 @@ def load_directories(
     """
     directories = registry_paths(paths) if builtin else [Path(p).resolve() for p in paths or ()]
     # The built-in directory ships with evalreg and the test suite (`evalreg check`) checks it
-    # whole: its patterns and schemas are not analysed at every start. Every other is user input.
+    # whole: its schemas are not walked at every start. Every other is user input.
     shipped = builtin_directory().resolve()
     manifests: dict[str, FamilyManifest] = {}
     for directory in directories:
@@ -151,7 +152,7 @@ def load_directories(
                 str(directory), "not a registry directory (it has no registry/ folder)"
             )
         for path in sorted((directory / "registry").glob("*.yaml")):
-            manifest = load_manifest(path, trusted=directory == shipped)
+            manifest = load_manifest(path)
             if manifest.name in manifests:
                 raise RegistryError(
                     str(path),

@@ -6,8 +6,9 @@ JSON Schema does not define are data, never searched for references. `check_docu
 with one line naming the file and the JSON pointer, what evalreg cannot use safely: an unknown
 `$schema` dialect, a `$ref` or `$dynamicRef` that is not a string, a subschema that is not an
 object or a boolean, nesting deeper than `MAX_SCHEMA_DEPTH`, and a `pattern` (or a
-`patternProperties` name) that may take too long to match (`jsonschema` matches them with
-Python's `re` when it explains an invalid record).
+`patternProperties` name) that RE2 cannot compile: one that needs a backtracking engine
+(lookaround, a backreference) or is longer than 1,000 characters. evalreg matches the others in
+linear time (`evalreg.regex`), and so does jsonschema-rs, whose regex engine RE2's syntax fits.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from urllib.parse import urljoin
 
 from evalreg.errors import RegistryError
 from evalreg.io.pointer import to_pointer
-from evalreg.registry.patterns import shown, unsafe_reason
+from evalreg.registry.patterns import refusal, shown
 
 MAX_SCHEMA_DEPTH = 200
 """The deepest nesting of objects and arrays a schema document may have."""
@@ -167,21 +168,18 @@ def _shown(value: Any) -> str:
     return shown(value) if isinstance(value, str) else shown(repr(value))
 
 
-def check_document(document: Any, path: str, base: str, *, probe: bool = False) -> list[Ref]:
+def check_document(document: Any, path: str, base: str) -> list[Ref]:
     """Check a schema document and return its references.
 
-    Its patterns are checked for nested quantifiers, and with `probe` also timed (see
-    `evalreg.registry.patterns.unsafe_reason`).
-
     Raises:
-        RegistryError: see `walk`; or a pattern that may take too long to match.
+        RegistryError: see `walk`; or a pattern RE2 cannot compile (`evalreg.regex.refusal`).
     """
     refs: list[Ref] = []
     for kind, item in walk(document, path, base):
         if isinstance(item, Ref):
             refs.append(item)
         elif kind == "pattern" and isinstance(item, SchemaPattern):
-            reason = unsafe_reason(item.pattern, probe)
+            reason = refusal(item.pattern)
             if reason is not None:
                 raise RegistryError(
                     path, f"{item.pointer}: pattern {shown(item.pattern)} is refused: {reason}"

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import io
 import os
+import pty
 import re
+import select
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -117,17 +121,71 @@ def test_the_display_waits_for_a_long_run(monkeypatch: pytest.MonkeyPatch) -> No
     assert shown.task is None
 
 
+@pytest.fixture
+def terminal() -> Iterator[tuple[IO[str], Callable[[], str]]]:
+    """A pseudo-terminal: a stream writing to it, and all it has shown so far."""
+    main_fd, shown_fd = pty.openpty()
+    stream = os.fdopen(shown_fd, "w", buffering=1)
+    received: list[bytes] = []
+
+    def read() -> str:
+        stream.flush()
+        while select.select([main_fd], [], [], 0.05)[0]:
+            received.append(os.read(main_fd, 65536))
+        return b"".join(received).decode()
+
+    yield stream, read
+    stream.close()
+    os.close(main_fd)
+
+
 def test_lines_printed_on_the_terminal_go_above_the_display(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, terminal: tuple[IO[str], Callable[[], str]]
 ) -> None:
-    out, err = _Terminal(), _Terminal()
-    monkeypatch.setattr(sys, "stdout", out)
-    monkeypatch.setattr(sys, "stderr", err)
+    """Standard output and error on the display's terminal: printed through its console."""
+    stream, read = terminal
+    error = os.fdopen(os.dup(stream.fileno()), "w", buffering=1)  # the same terminal
+    with error:
+        _print_under_the_display(monkeypatch, stream, error, read)
+
+
+def _print_under_the_display(
+    monkeypatch: pytest.MonkeyPatch, stream: IO[str], error: IO[str], read: Callable[[], str]
+) -> None:
+    monkeypatch.setattr(sys, "stdout", stream)
+    monkeypatch.setattr(sys, "stderr", error)
     shown = Progress("detect", lambda: [1] * 50, forced=True)
     for index in shown.wrap(range(50), lambda i: (f"file{i}", 1)):
         print(f"line {index}")
+        if index % 10 == 5:
+            print(f"warning {index}", file=sys.stderr)
         if index == 10:
-            assert sys.stdout is not out  # held while the display shows
-    assert sys.stdout is out and sys.stderr is err
-    assert out.getvalue() == "".join(f"line {i}\n" for i in range(50))
-    assert "50/50 files" in err.getvalue()
+            assert sys.stdout is not stream and sys.stderr is not error  # held while it shows
+        read()  # as the run goes: a terminal's buffer is small
+    assert sys.stdout is stream and sys.stderr is error
+    seen = plain(read())
+    lines = seen.replace("\r", "\n").split("\n")
+    printed = [line for line in lines if line.startswith(("line", "warning"))]
+    expected = [f"line {i}" for i in range(50)]
+    for index in (45, 35, 25, 15, 5):
+        expected.insert(index + 1, f"warning {index}")
+    assert printed == expected
+    assert "50/50 files" in seen
+
+
+def test_standard_output_elsewhere_is_left_alone(
+    monkeypatch: pytest.MonkeyPatch, terminal: tuple[IO[str], Callable[[], str]]
+) -> None:
+    """Output to a file or another terminal never shows the display: it is written as it comes."""
+    stream, read = terminal
+    out = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(sys, "stderr", stream)
+    shown = Progress("detect", lambda: [1] * 20, forced=True)
+    for index in shown.wrap(range(20), lambda i: (f"file{i}", 1)):
+        print(f"line {index}")
+        assert sys.stdout is out
+        assert out.getvalue().endswith(f"line {index}\n")
+        read()
+    assert out.getvalue() == "".join(f"line {i}\n" for i in range(20))
+    assert "line" not in plain(read())
