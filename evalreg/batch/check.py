@@ -16,7 +16,8 @@ from evalreg.batch.rules import RuleRun, Summaries
 from evalreg.batch.walk import iter_files
 from evalreg.engine.detect import Detection, detect
 from evalreg.engine.registry import Registry
-from evalreg.engine.rules import ALL_RULES, NO_RULES, Located, Selection
+from evalreg.engine.rules import Located
+from evalreg.engine.selection import ALL_RULES, NO_RULES, Selection
 from evalreg.engine.validate import undecided_issues
 from evalreg.engine.validators import Issue, Validator
 from evalreg.io.codec import DecodeError, loads, loads_lines

@@ -86,6 +86,23 @@ REPORTERS: dict[str, Callable[[Any, bool], Iterator[str]]] = {
 }
 
 
+def _entries(given: tuple[str, ...]) -> tuple[str, ...]:
+    """Return the rule ids and prefixes of a repeatable, comma-separated option."""
+    return tuple(e.strip() for value in given for e in value.split(",") if e.strip())
+
+
+def _check_entries(context: Context, selection: Any) -> None:
+    """Refuse an id or prefix that names no rule of the registry (a typo would check nothing)."""
+    from evalreg.engine.rules import family_rules
+    from evalreg.engine.selection import names_none
+
+    registry = context.registry
+    known = [r.id for f in registry.families() for r in family_rules(registry, f)]
+    for option, entry in selection.entries():
+        if names_none(entry, known):
+            fail(f"--{option} {entry}: names no rule (known: {', '.join(sorted(known))})")
+
+
 @cli.command("validate")
 @path_options
 @click.option("--family", metavar="FAMILY", help="Validate every record as this family.")
@@ -110,11 +127,20 @@ REPORTERS: dict[str, Callable[[Any, bool], Iterator[str]]] = {
     "companion files, ...).",
 )
 @click.option(
+    "--select",
     "--rule",
-    "rule_ids",
+    "selected",
     multiple=True,
-    metavar="ID",
-    help="Check only this rule (an id, or a prefix ending in * such as eee.*); repeatable.",
+    metavar="RULE",
+    help="Check only these rules: ids, or prefixes ending in * such as eee.*; repeatable or "
+    "comma-separated (--rule is the same option).",
+)
+@click.option(
+    "--ignore",
+    "ignored",
+    multiple=True,
+    metavar="RULE",
+    help="Do not check these rules (ids or prefixes); repeatable or comma-separated.",
 )
 @click.option(
     "--severity",
@@ -138,7 +164,8 @@ def validate_command(
     max_errors: int,
     quiet: bool,
     use_rules: bool,
-    rule_ids: tuple[str, ...],
+    selected: tuple[str, ...],
+    ignored: tuple[str, ...],
     severity: str,
     jobs: int | None,
     scheduler: str | None,
@@ -153,15 +180,17 @@ def validate_command(
     errors.
     """
     from evalreg.batch.check import RecordCheck, RuleFinding, Summary, validate_paths
-    from evalreg.engine.rules import Selection
+    from evalreg.engine.selection import Selection
 
     if version and not family:
         fail("--version needs --family")
     selection = Selection(
         enabled=use_rules,
-        ids=frozenset(rule_ids) if rule_ids else None,
+        select=_entries(selected) or None,
+        ignore=_entries(ignored),
         minimum="error" if severity == "error" else "warning",
     )
+    _check_entries(context, selection)
     summary = Summary()
     reporter = REPORTERS[fmt]
     printed = 0
