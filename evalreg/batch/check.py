@@ -12,12 +12,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from evalreg.batch import parallel
+from evalreg.batch.config import Config
 from evalreg.batch.rules import RuleRun, Summaries
-from evalreg.batch.walk import iter_files
 from evalreg.engine.detect import Detection, detect
 from evalreg.engine.registry import Registry
 from evalreg.engine.rules import Located
-from evalreg.engine.selection import ALL_RULES, NO_RULES, Selection
+from evalreg.engine.selection import NO_RULES, Selection
 from evalreg.engine.validate import undecided_issues
 from evalreg.engine.validators import Issue, Validator
 from evalreg.io.codec import DecodeError, loads, loads_lines
@@ -212,10 +212,14 @@ def check_paths(
     family: str | None = None,
     version: str | None = None,
     validate: bool = True,
+    config: Config | None = None,
 ) -> Iterator[RecordCheck]:
-    """Yield one check per record of every file under `paths`, in file then line order."""
+    """Yield one check per record of every file under `paths`, in file then line order.
+
+    `config`: the project's configuration, whose include and exclude apply too.
+    """
     version = _forced_version(registry, family, version)
-    for path in iter_files(paths, include, exclude):
+    for path in (config or Config()).files(paths, include, exclude):
         for item in read_items(path):
             yield check_item(registry, item, family=family, version=version, validate=validate)
 
@@ -425,8 +429,9 @@ def validate_paths(
     family: str | None = None,
     version: str | None = None,
     jobs: int = 1,
-    rules: Selection = ALL_RULES,
+    rules: Selection | None = None,
     runner: parallel.Runner | None = None,
+    config: Config | None = None,
 ) -> Iterator[RecordCheck | ValidRun | RuleFinding]:
     """Yield the check of every record under `paths` that is not valid, in file then line order.
 
@@ -436,14 +441,20 @@ def validate_paths(
     input, files and ranges of large JSONL files are checked by that many processes, or with
     `runner` (a Dask cluster, say) by its workers whatever the size of the input; the results,
     and their order, are the same as with one.
+
+    `config`: the project's configuration, whose include and exclude apply too, and whose rule
+    settings make the selection when `rules` is not given (`Config.selection`).
     """
+    config = config or Config()
+    if rules is None:
+        rules = config.selection()
     version = _forced_version(registry, family, version)
     roots = [os.fspath(p) for p in paths]
     quick = _QuickCheck(registry, family, version, rules)
     always = runner is not None and STDIN not in roots
     jobs = runner.jobs if runner is not None else jobs
     jobs = 1 if STDIN in roots else jobs
-    files, units = parallel.plan(iter_files(roots, include, exclude), jobs, always=always)
+    files, units = parallel.plan(config.files(roots, include, exclude), jobs, always=always)
     if units is None:
         with parallel.frozen():
             for path in files:

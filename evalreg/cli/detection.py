@@ -24,7 +24,7 @@ from evalreg.cli.app import (
     pass_context,
     shown_path,
 )
-from evalreg.cli.options import path_options
+from evalreg.cli.options import path_options, project_config
 from evalreg.cli.progress import progress_for, progress_option
 
 if TYPE_CHECKING:
@@ -98,7 +98,14 @@ def detect_command(
     from evalreg.batch.check import Summary, check_paths
 
     summary = Summary()
-    checks = check_paths(context.registry, paths, include=include, exclude=exclude, validate=False)
+    checks = check_paths(
+        context.registry,
+        paths,
+        include=include,
+        exclude=exclude,
+        validate=False,
+        config=project_config(),
+    )
     shown = progress_for("detect", paths, include, exclude, progress)
 
     def counted() -> Iterator[Any]:
@@ -226,7 +233,9 @@ def status_command(
 
     registry = context.registry
     wanted = requirements(registry, required, latest=require_latest)
-    checks = check_paths(registry, paths, include=include, exclude=exclude, validate=False)
+    checks = check_paths(
+        registry, paths, include=include, exclude=exclude, validate=False, config=project_config()
+    )
     shown = progress_for("status", paths, include, exclude, progress)
     inventory = take_inventory(shown.wrap(checks, lambda check: (check.path, 1)))
     rows = inventory.rows(registry, wanted)

@@ -24,6 +24,7 @@ from evalreg.cli.options import (
     jobs_option,
     located,
     path_options,
+    project_config,
     runner_for,
     scheduler_option,
 )
@@ -91,16 +92,22 @@ def _entries(given: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(e.strip() for value in given for e in value.split(",") if e.strip())
 
 
-def _check_entries(context: Context, selection: Any) -> None:
-    """Refuse an id or prefix that names no rule of the registry (a typo would check nothing)."""
+def _rule_ids(context: Context) -> list[str]:
+    """Return the id of every rule of the registry."""
     from evalreg.engine.rules import family_rules
-    from evalreg.engine.selection import names_none
 
     registry = context.registry
-    known = [r.id for f in registry.families() for r in family_rules(registry, f)]
-    for option, entry in selection.entries():
-        if names_none(entry, known):
-            fail(f"--{option} {entry}: names no rule (known: {', '.join(sorted(known))})")
+    return sorted(r.id for f in registry.families() for r in family_rules(registry, f))
+
+
+def _check_entries(known: list[str], selected: tuple[str, ...], ignored: tuple[str, ...]) -> None:
+    """Refuse an id or prefix that names no rule of the registry (a typo would check nothing)."""
+    from evalreg.engine.selection import names_none
+
+    for option, given in (("select", selected), ("ignore", ignored)):
+        for entry in _entries(given):
+            if names_none(entry, known):
+                fail(f"--{option} {entry}: names no rule (known: {', '.join(known)})")
 
 
 @cli.command("validate")
@@ -180,17 +187,19 @@ def validate_command(
     errors.
     """
     from evalreg.batch.check import RecordCheck, RuleFinding, Summary, validate_paths
-    from evalreg.engine.selection import Selection
 
     if version and not family:
         fail("--version needs --family")
-    selection = Selection(
+    config = project_config()
+    known = _rule_ids(context)
+    config.check_rules(known)
+    _check_entries(known, selected, ignored)
+    selection = config.selection(
         enabled=use_rules,
         select=_entries(selected) or None,
         ignore=_entries(ignored),
         minimum="error" if severity == "error" else "warning",
     )
-    _check_entries(context, selection)
     summary = Summary()
     reporter = REPORTERS[fmt]
     printed = 0
@@ -204,6 +213,7 @@ def validate_command(
         jobs=jobs_count(jobs),
         rules=selection,
         runner=runner_for(scheduler, jobs),
+        config=config,
     )
     shown = progress_for("validate", paths, include, exclude, progress)
     # A record's check counts one record, a run of valid ones its length, a finding none.

@@ -8,7 +8,7 @@ which severity. Rules are named by id (`eee.layout`) or by prefix (`eee.*`; `*` 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -137,20 +137,6 @@ class Selection:
             return None if issue.rule else issue
         severity = self.severity_of(issue.rule, issue.severity)
         return issue if severity == issue.severity else replace(issue, severity=severity)
-
-    def entries(self) -> Iterator[tuple[str, str]]:
-        """Yield `(where, entry)` of every rule id or prefix named (`select`, `ignore`, ...)."""
-        for entry in self.select or ():
-            yield "select", entry
-        for entry in self.ignore:
-            yield "ignore", entry
-        for entry, _ in self.severity:
-            yield "severity", entry
-        for held in self.paths:
-            for entry in held.ignore:
-                yield "per-path ignore", entry
-            for entry, _ in held.severity:
-                yield "per-path severity", entry
 
 
 def names_none(entry: str, rule_ids: Iterable[str]) -> bool:
