@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Generator, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from evalreg.batch import parallel
@@ -45,10 +45,13 @@ class RecordCheck:
 
     path: str
     line: int | None
-    status: Literal["valid", "invalid", "unreadable", "detected", "undetected"]
+    status: Literal["valid", "invalid", "unreadable", "detected", "undetected", "known"]
+    """`known`: every problem of the record is in the baseline (see `batch.baseline`)."""
     detection: Detection | None = None
     issues: tuple[Issue, ...] = ()
     error: str | None = None
+    known: int = 0
+    """How many of its problems the baseline holds (they are not in `issues`)."""
 
     @property
     def family(self) -> str | None:
@@ -63,10 +66,13 @@ class RecordCheck:
 
 @dataclass(frozen=True)
 class ValidRun:
-    """Consecutive records of one file that are all valid: counted, not listed one by one."""
+    """Consecutive records of one file, of one version, that are all valid: counted, not listed
+    one by one."""
 
     path: str
     count: int
+    family: str | None = None
+    version: str | None = None
 
 
 @dataclass(frozen=True)
@@ -79,6 +85,8 @@ class RuleFinding:
     family: None = None
     version: None = None
     error: None = None
+    known: bool = False
+    """Whether the baseline holds it (then it is counted, not reported)."""
 
     @property
     def status(self) -> Literal["invalid", "valid"]:
@@ -89,64 +97,6 @@ class RuleFinding:
     def issues(self) -> tuple[Issue, ...]:
         """Return the finding as a one-issue tuple, like a record check's."""
         return (self.issue,)
-
-
-@dataclass
-class Summary:
-    """Counts over a run."""
-
-    files: int = 0
-    records: int = 0
-    valid: int = 0
-    invalid: int = 0
-    unreadable: int = 0
-    across: int = 0
-    """Errors found by rules across files (companions, duplicates), beside the records'."""
-    warnings: int = 0
-    """Findings of rules whose severity is warning (they leave records valid)."""
-    _paths: set[str] = field(default_factory=set, repr=False)
-
-    def add(self, check: RecordCheck | ValidRun | RuleFinding) -> None:
-        """Count one record (or a run of valid ones, or a finding across files)."""
-        if isinstance(check, RuleFinding):
-            if check.issue.severity == "warning":
-                self.warnings += 1
-            else:
-                self.across += 1
-            return
-        if check.path not in self._paths:
-            self._paths.add(check.path)
-            self.files += 1
-        if isinstance(check, ValidRun):
-            self.records += check.count
-            self.valid += check.count
-            return
-        if check.status == "unreadable":
-            self.unreadable += 1
-            return
-        self.warnings += sum(1 for i in check.issues if i.severity == "warning")
-        self.records += 1
-        if check.status in ("valid", "detected"):
-            self.valid += 1
-        else:
-            self.invalid += 1
-
-    @property
-    def ok(self) -> bool:
-        """Return whether every record was read and is valid, and no rule failed across files."""
-        return self.invalid == 0 and self.unreadable == 0 and self.across == 0
-
-    def as_dict(self) -> dict[str, int]:
-        """Return the counts as a plain mapping."""
-        return {
-            "files": self.files,
-            "records": self.records,
-            "valid": self.valid,
-            "invalid": self.invalid,
-            "unreadable": self.unreadable,
-            "across_files": self.across,
-            "warnings": self.warnings,
-        }
 
 
 def check_item(
@@ -250,9 +200,9 @@ class _QuickCheck:
             self.registry, item, family=self.family, version=self.version, rules=self.rules
         )
 
-    def quick(self, record: Any, path: str, line: int | None) -> RecordCheck | None:
-        """Return None when `check_item` would find `record` valid with nothing to say, else
-        the check it would give."""
+    def quick(self, record: Any, path: str, line: int | None) -> RecordCheck | Validator:
+        """Return the validator of the record's version when `check_item` would find `record`
+        valid with nothing to say, else the check it would give."""
         family, version = self.family, self.version
         if family is None or version is None:
             detection = detect(self.registry, record, path)
@@ -266,26 +216,29 @@ class _QuickCheck:
         if not validator.is_valid(record):
             return self.check(Item(path, line, record=record))
         if self.rules is None:
-            return None
+            return validator
         found = self.rules.issues(record, path, line, family, version)
         if not found:
-            return None
+            return validator
         return _outcome(path, line, Detection("detected", family, version), found)
 
     def items(self, items: Iterable[Item]) -> Iterator[RecordCheck | ValidRun]:
         """Check read items: runs of valid ones counted, the others checked in full."""
-        valid, path = 0, ""
+        valid, path, seen = 0, "", None
         for item in items:
             found = self.quick(item.record, item.path, item.line) if item.ok else self.check(item)
-            if found is None:
-                valid, path = valid + 1, item.path
+            if isinstance(found, Validator):
+                if valid and found is not seen:
+                    yield _run(path, valid, seen)
+                    valid = 0
+                valid, path, seen = valid + 1, item.path, found
                 continue
             if valid:
-                yield ValidRun(path, valid)
+                yield _run(path, valid, seen)
                 valid = 0
             yield found
         if valid:
-            yield ValidRun(path, valid)
+            yield _run(path, valid, seen)
 
     def lines(
         self, blocks: Iterable[Block], path: str
@@ -293,14 +246,15 @@ class _QuickCheck:
         """Check the lines of a JSONL file, like `items`; return the number of lines."""
         valid = line_no = 0
         quick = self.quick
-        found: RecordCheck | None
+        found: RecordCheck | Validator
+        seen: Validator | None = None
         blocks = iter(blocks)
         while True:
             try:
                 block = next(blocks, None)
             except (OSError, EOFError):
                 if valid:  # the records before a failure (gzip data cut off) count
-                    yield ValidRun(path, valid)
+                    yield _run(path, valid, seen)
                 raise
             if block is None:
                 break
@@ -315,16 +269,20 @@ class _QuickCheck:
                     found = self.check(item)
                 else:
                     found = quick(record, path, line_no + index + 1)
-                    if found is None:
+                    if isinstance(found, Validator):
+                        if found is not seen:  # another version: another run
+                            if valid:
+                                yield _run(path, valid, seen)
+                            valid, seen = 0, found
                         valid += 1
                         continue
                 if valid:
-                    yield ValidRun(path, valid)
+                    yield _run(path, valid, seen)
                     valid = 0
                 yield found
             line_no += last + 1
         if valid:
-            yield ValidRun(path, valid)
+            yield _run(path, valid, seen)
         return line_no
 
     def file(self, path: str) -> Iterator[RecordCheck | ValidRun]:
@@ -369,7 +327,7 @@ class _QuickCheck:
             yield from self.items(read_items_from_bytes(data, path, "json"))
             return
         found = self.quick(record, path, None)
-        yield ValidRun(path, 1) if found is None else found
+        yield _run(path, 1, found) if isinstance(found, Validator) else found
 
     def part(self, part: parallel.Part) -> tuple[list[RecordCheck | ValidRun], int]:
         """Check one unit part; return its results and, for a range, its number of lines."""
@@ -397,9 +355,15 @@ class _QuickCheck:
         return [] if self.rules is None else self.rules.summaries
 
 
-Checked = tuple[list[RecordCheck | ValidRun], int] | int
+def _run(path: str, count: int, seen: Any) -> ValidRun:
+    """Return the run of `count` valid records of `path`, of the version `seen` validated."""
+    return ValidRun(path, count, seen.family, seen.version)
+
+
+Checked = tuple[list[RecordCheck | ValidRun], int] | tuple[int, str | None, str | None]
 """What a worker reports of one part: its results and number of lines, or for a whole file whose
-records are all valid, just how many (the parent knows the path: far less to send back)."""
+records are all valid and of one version, how many and of which family and version (the parent
+knows the path: far less to send back)."""
 
 
 def _check_unit(
@@ -414,7 +378,8 @@ def _check_unit(
     for part in unit:
         checks, lines = quick.part(part)
         if part.whole and len(checks) == 1 and isinstance(checks[0], ValidRun):
-            found.append(checks[0].count)
+            run = checks[0]
+            found.append((run.count, run.family, run.version))
         else:
             found.append((checks, lines))
     return found, quick.summaries
@@ -481,8 +446,8 @@ def _gather(
         if quick.rules is not None:
             quick.rules.take(summaries)
         for part, checked in zip(unit, found, strict=True):
-            if isinstance(checked, int):
-                yield ValidRun(part.path, checked)
+            if isinstance(checked[0], int):
+                yield ValidRun(part.path, *checked)
                 continue
             checks, lines = checked
             for check in checks:

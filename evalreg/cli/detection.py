@@ -95,7 +95,8 @@ def detect_command(
     Consecutive JSONL lines with the same detection are shown as one range. Exit code 1 when a
     record is unreadable or its family or version cannot be decided.
     """
-    from evalreg.batch.check import Summary, check_paths
+    from evalreg.batch.check import check_paths
+    from evalreg.batch.summary import Summary
 
     summary = Summary()
     checks = check_paths(

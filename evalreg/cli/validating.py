@@ -110,6 +110,33 @@ def _check_entries(known: list[str], selected: tuple[str, ...], ignored: tuple[s
                 fail(f"--{option} {entry}: names no rule (known: {', '.join(known)})")
 
 
+def _tables(summary: Any) -> Iterator[str]:
+    """Yield the lines of the summary's tables: per rule, then per family and version."""
+    from rich.console import Console
+    from rich.table import Table
+
+    rules = Table(box=None, pad_edge=False, header_style="bold")
+    for column in ("rule", "files", "errors", "warnings"):
+        rules.add_column(column, no_wrap=True, justify="left" if column == "rule" else "right")
+    for name, tally in summary.rule_rows():
+        rules.add_row(name, f"{tally.files:,}", f"{tally.errors:,}", f"{tally.warnings:,}")
+    versions = Table(box=None, pad_edge=False, header_style="bold")
+    for column in ("family", "version", "files", "records", "invalid", "findings"):
+        left = column in ("family", "version")
+        versions.add_column(column, no_wrap=True, justify="left" if left else "right")
+    for (family, version), tally in summary.version_rows():
+        counts = (tally.files, tally.records, tally.invalid, tally.findings)
+        versions.add_row(family, version, *(f"{n:,}" for n in counts))
+    console = Console(width=200, highlight=False, soft_wrap=True, color_system=None)
+    with console.capture() as captured:
+        if summary.rules:
+            console.print(rules)
+        if summary.versions:
+            console.print(versions)
+    for line in captured.get().splitlines():
+        yield line.rstrip()
+
+
 @cli.command("validate")
 @path_options
 @click.option("--family", metavar="FAMILY", help="Validate every record as this family.")
@@ -124,7 +151,13 @@ def _check_entries(known: list[str], selected: tuple[str, ...], ignored: tuple[s
     metavar="N",
     help="Stop printing problems after N (0: no limit); every record is still counted.",
 )
-@click.option("--quiet", "-q", is_flag=True, help="Print problems only, no summary line.")
+@click.option("--quiet", "-q", is_flag=True, help="Print problems only, no summary.")
+@click.option(
+    "--statistics",
+    is_flag=True,
+    help="Print the summary only: the files and findings of each rule, and of each family and "
+    "version, without the problems one by one.",
+)
 @click.option(
     "--rules/--no-rules",
     "use_rules",
@@ -170,6 +203,7 @@ def validate_command(
     fmt: str,
     max_errors: int,
     quiet: bool,
+    statistics: bool,
     use_rules: bool,
     selected: tuple[str, ...],
     ignored: tuple[str, ...],
@@ -182,11 +216,14 @@ def validate_command(
 
     Each problem is printed as `path:line: /json/pointer: message`, a rule's finding with its
     id (`[eee.score-bounds]`), a warning after `warning:`. Findings of rules across files
-    (companion files, duplicates) come after those of the records. Exit code 0 when all
+    (companion files, duplicates) come after those of the records. A run with problems ends
+    with the files and findings of each rule (`schema` for JSON Schema), and the files, records
+    and findings of each family and version, then one summary line. Exit code 0 when all
     records are valid and no rule fails (warnings do not count), 1 otherwise, 2 for usage
     errors.
     """
-    from evalreg.batch.check import RecordCheck, RuleFinding, Summary, validate_paths
+    from evalreg.batch.check import RecordCheck, RuleFinding, validate_paths
+    from evalreg.batch.summary import Summary
 
     if version and not family:
         fail("--version needs --family")
@@ -222,7 +259,7 @@ def validate_command(
     )
     for check in counted:
         summary.add(check)
-        if not isinstance(check, (RecordCheck, RuleFinding)):
+        if statistics or not isinstance(check, (RecordCheck, RuleFinding)):
             continue
         for line in reporter(check, quiet):
             if max_errors and printed >= max_errors:
@@ -233,6 +270,9 @@ def validate_command(
     if fmt == "json":
         emit_json({"summary": counts})
     elif not quiet:
+        if statistics or summary.rules:
+            for line in _tables(summary):
+                emit(line, err=fmt == "github")
         more = (
             f" (first {max_errors} problems shown)" if max_errors and printed >= max_errors else ""
         )
