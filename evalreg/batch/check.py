@@ -6,10 +6,13 @@ prints or exits, and one bad file or record never stops the rest.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
+
+import orjson
 
 from evalreg.batch import parallel
 from evalreg.batch.config import Config
@@ -21,6 +24,7 @@ from evalreg.engine.selection import NO_RULES, Selection
 from evalreg.engine.validate import undecided_issues
 from evalreg.engine.validators import Issue, Validator
 from evalreg.io.codec import DecodeError, loads, loads_lines
+from evalreg.io.pointer import MISSING, resolve
 from evalreg.io.readers import (
     STDIN,
     Block,
@@ -52,6 +56,8 @@ class RecordCheck:
     error: str | None = None
     known: int = 0
     """How many of its problems the baseline holds (they are not in `issues`)."""
+    digests: tuple[str, ...] = ()
+    """For each issue, a digest of the value it points at (`value_digest`), for baselines."""
 
     @property
     def family(self) -> str | None:
@@ -89,14 +95,17 @@ class RuleFinding:
     """Whether the baseline holds it (then it is counted, not reported)."""
 
     @property
-    def status(self) -> Literal["invalid", "valid"]:
-        """Return `invalid` for an error, `valid` for a warning (as a record check would)."""
+    def status(self) -> Literal["invalid", "valid", "known"]:
+        """Return `invalid` for an error, `valid` for a warning (as a record check would), and
+        `known` for a finding of the baseline."""
+        if self.known:
+            return "known"
         return "invalid" if self.issue.severity == "error" else "valid"
 
     @property
     def issues(self) -> tuple[Issue, ...]:
-        """Return the finding as a one-issue tuple, like a record check's."""
-        return (self.issue,)
+        """Return the finding as a one-issue tuple, like a record check's (none if known)."""
+        return () if self.known else (self.issue,)
 
 
 def check_item(
@@ -132,12 +141,34 @@ def check_item(
     if decided and rules is not None:
         assert detection.family is not None and detection.version is not None
         issues += rules.issues(record, item.path, item.line, detection.family, detection.version)
-    return _outcome(item.path, item.line, detection, issues)
+    return _outcome(item.path, item.line, detection, issues, record)
 
 
-def _outcome(path: str, line: int | None, detection: Detection, issues: list[Issue]) -> RecordCheck:
+def _outcome(
+    path: str, line: int | None, detection: Detection, issues: list[Issue], record: Any
+) -> RecordCheck:
     invalid = any(issue.severity == "error" for issue in issues)
-    return RecordCheck(path, line, "invalid" if invalid else "valid", detection, tuple(issues))
+    status: Literal["invalid", "valid"] = "invalid" if invalid else "valid"
+    digests = tuple(value_digest(record, issue.pointer) for issue in issues)
+    return RecordCheck(path, line, status, detection, tuple(issues), digests=digests)
+
+
+def value_digest(record: Any, pointer: str) -> str:
+    """Return a short digest of the value at `pointer` (`""` for the whole record, or none).
+
+    A baseline tells a finding it holds from a new one by it: the same problem of another
+    value is another finding.
+    """
+    if not pointer:
+        return ""
+    value = resolve(record, pointer)
+    if value is MISSING:
+        return ""
+    try:
+        data = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except (TypeError, orjson.JSONEncodeError):  # an integer beyond 64 bits, say
+        data = repr(value).encode("utf-8", "surrogatepass")
+    return hashlib.sha256(data).hexdigest()[:16]
 
 
 def _forced_version(registry: Registry, family: str | None, version: str | None) -> str | None:
@@ -220,7 +251,7 @@ class _QuickCheck:
         found = self.rules.issues(record, path, line, family, version)
         if not found:
             return validator
-        return _outcome(path, line, Detection("detected", family, version), found)
+        return _outcome(path, line, Detection("detected", family, version), found, record)
 
     def items(self, items: Iterable[Item]) -> Iterator[RecordCheck | ValidRun]:
         """Check read items: runs of valid ones counted, the others checked in full."""

@@ -127,9 +127,11 @@ class Summary:
             tally.paths.add(check.path)
             return
         self.known += check.known
-        if check.status == "unreadable":
-            self.unreadable += 1
-            self._rule("unreadable").found(check.path, Issue("", check.error or "", "unreadable"))
+        if check.error is not None:  # an unreadable file or line, reported or known
+            if check.status == "unreadable":
+                self.unreadable += 1
+                issue = Issue("", check.error, "unreadable")
+                self._rule("unreadable").found(check.path, issue)
             return
         self.records += 1
         if check.status == "known":

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import click
@@ -189,6 +189,22 @@ def _tables(summary: Any) -> Iterator[str]:
     show_default=True,
     help="The least severe rule findings to report: error leaves warnings out.",
 )
+@click.option(
+    "--baseline",
+    "baseline_file",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Report only the findings FILE does not hold (written by --write-baseline; default: "
+    "the configuration's `baseline`); the exit code counts the new ones alone.",
+)
+@click.option("--no-baseline", is_flag=True, help="Report every finding, whatever the baseline.")
+@click.option(
+    "--write-baseline",
+    "write_to",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Write every finding of the run to FILE as a baseline, print the summary, exit 0.",
+)
 @jobs_option
 @scheduler_option
 @progress_option
@@ -208,6 +224,9 @@ def validate_command(
     selected: tuple[str, ...],
     ignored: tuple[str, ...],
     severity: str,
+    baseline_file: str | None,
+    no_baseline: bool,
+    write_to: str | None,
     jobs: int | None,
     scheduler: str | None,
     progress: bool | None,
@@ -218,9 +237,10 @@ def validate_command(
     id (`[eee.score-bounds]`), a warning after `warning:`. Findings of rules across files
     (companion files, duplicates) come after those of the records. A run with problems ends
     with the files and findings of each rule (`schema` for JSON Schema), and the files, records
-    and findings of each family and version, then one summary line. Exit code 0 when all
-    records are valid and no rule fails (warnings do not count), 1 otherwise, 2 for usage
-    errors.
+    and findings of each family and version, then one summary line. With a baseline, the
+    findings it holds are counted as known and not reported. Exit code 0 when all records are
+    valid and no rule fails (warnings and known findings do not count), 1 otherwise, 2 for
+    usage errors.
     """
     from evalreg.batch.check import RecordCheck, RuleFinding, validate_paths
     from evalreg.batch.summary import Summary
@@ -237,10 +257,16 @@ def validate_command(
         ignore=_entries(ignored),
         minimum="error" if severity == "error" else "warning",
     )
+    baseline = None
+    if write_to is None and not no_baseline and (baseline_file or config.baseline):
+        from evalreg.batch.baseline import Baseline
+
+        baseline = Baseline.load(baseline_file or str(config.baseline))
     summary = Summary()
     reporter = REPORTERS[fmt]
     printed = 0
-    checks = validate_paths(
+    statistics = statistics or write_to is not None
+    checks: Iterable[Any] = validate_paths(
         context.registry,
         paths,
         include=include,
@@ -257,6 +283,10 @@ def validate_command(
     counted = shown.wrap(
         checks, lambda c: None if isinstance(c, RuleFinding) else (c.path, getattr(c, "count", 1))
     )
+    if baseline is not None:
+        counted = baseline.filter(counted)
+    if write_to is not None:
+        counted = _written(counted, write_to)
     for check in counted:
         summary.add(check)
         if statistics or not isinstance(check, (RecordCheck, RuleFinding)):
@@ -281,6 +311,10 @@ def validate_command(
             for key, label in (("across_files", "problems across files"), ("warnings", "warnings"))
             if counts[key]
         ]
+        if summary.known:
+            rules.append(
+                f"{summary.known_records} known ({summary.known} findings of the baseline left out)"
+            )
         emit(
             f"{counts['files']} files, {counts['records']} records: {counts['valid']} valid, "
             f"{counts['invalid']} invalid, {counts['unreadable']} unreadable"
@@ -288,4 +322,30 @@ def validate_command(
             + more,
             err=fmt == "github",
         )
+    if baseline is not None and baseline.fixed and not quiet:
+        emit(
+            f"{baseline.fixed} findings of the baseline {baseline.path} were not found again: "
+            f"`--write-baseline {baseline.path}` drops them",
+            err=True,
+        )
+    if write_to is not None:
+        sys.exit(EXIT_OK)
     sys.exit(EXIT_OK if summary.ok else EXIT_PROBLEMS)
+
+
+def _written(checks: Iterable[Any], target: str) -> Iterator[Any]:
+    """Yield `checks`, and write them as a baseline to `target` once they are all read."""
+    from evalreg.batch.baseline import BaselineWriter
+
+    writer = BaselineWriter(target)
+    for check in checks:
+        writer.add(check)
+        yield check
+    try:
+        written = writer.write()
+    except OSError as err:
+        fail(f"{target}: cannot write the baseline: {err.strerror or err}")
+    emit(
+        f"wrote the baseline {target}: {written['findings']} findings in {written['files']} files",
+        err=True,
+    )
