@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -24,7 +24,7 @@ from evalreg.engine.selection import NO_RULES, Selection
 from evalreg.engine.validate import undecided_issues
 from evalreg.engine.validators import Issue, Validator
 from evalreg.io.codec import DecodeError, loads, loads_lines
-from evalreg.io.pointer import MISSING, resolve
+from evalreg.io.pointer import MISSING, resolve, split
 from evalreg.io.readers import (
     STDIN,
     Block,
@@ -253,10 +253,13 @@ class _QuickCheck:
             return validator
         return _outcome(path, line, Detection("detected", family, version), found, record)
 
-    def items(self, items: Iterable[Item]) -> Iterator[RecordCheck | ValidRun]:
-        """Check read items: runs of valid ones counted, the others checked in full."""
+    def items(
+        self, items: Iterable[Item], place: Callable[[int, RecordCheck], RecordCheck] | None = None
+    ) -> Iterator[RecordCheck | ValidRun]:
+        """Check read items: runs of valid ones counted, the others checked in full (and given
+        to `place` with their index, to say where their problems are)."""
         valid, path, seen = 0, "", None
-        for item in items:
+        for index, item in enumerate(items):
             found = self.quick(item.record, item.path, item.line) if item.ok else self.check(item)
             if isinstance(found, Validator):
                 if valid and found is not seen:
@@ -267,7 +270,7 @@ class _QuickCheck:
             if valid:
                 yield _run(path, valid, seen)
                 valid = 0
-            yield found
+            yield place(index, found) if place is not None and found.issues else found
         if valid:
             yield _run(path, valid, seen)
 
@@ -332,6 +335,9 @@ class _QuickCheck:
             else:
                 yield from self._document(data, path)
                 return
+        if kind == "yaml" and path != STDIN:
+            yield from self._yaml(path)
+            return
         if kind not in ("json", "jsonl") or path == STDIN:
             yield from self.items(read_items(path))
             return
@@ -349,6 +355,24 @@ class _QuickCheck:
                 yield from self._document(stream.read(), path)
             except (OSError, EOFError) as err:
                 yield self.check(cannot_read(path, err))
+
+    def _yaml(self, path: str) -> Iterator[RecordCheck | ValidRun]:
+        """Check the documents of a YAML file; their problems say their line and column."""
+        try:
+            with open_binary(path) as stream:
+                data = stream.read()
+        except (OSError, EOFError) as err:
+            yield self.check(cannot_read(path, err))
+            return
+        placed: list[Any] = []
+
+        def place(index: int, check: RecordCheck) -> RecordCheck:
+            if not placed:
+                placed.append(_documents(data))
+            nodes = placed[0]
+            return _located(check, nodes[index]) if index < len(nodes) else check
+
+        yield from self.items(read_items_from_bytes(data, path, "yaml"), place)
 
     def _document(self, data: bytes, path: str) -> Iterator[RecordCheck | ValidRun]:
         """Check the bytes of a whole JSON document."""
@@ -384,6 +408,29 @@ class _QuickCheck:
     def summaries(self) -> Summaries:
         """Return the summaries of the collection rules over what this check has read."""
         return [] if self.rules is None else self.rules.summaries
+
+
+def _documents(data: bytes) -> list[Any]:
+    """Return the composed documents of a YAML file that was read (none if it cannot be)."""
+    from yaml import YAMLError
+
+    from evalreg.io.yamlstrict import documents
+
+    try:
+        return documents(data)
+    except (YAMLError, ValueError):  # it was read once: no places is no worse than before
+        return []
+
+
+def _located(check: RecordCheck, document: Any) -> RecordCheck:
+    """Return a YAML record's check with the line and column of each problem."""
+    from evalreg.io.yamlstrict import locate
+
+    issues = []
+    for issue in check.issues:
+        line, column = locate(document, split(issue.pointer))
+        issues.append(replace(issue, line=line, column=column))
+    return replace(check, issues=tuple(issues))
 
 
 def _run(path: str, count: int, seen: Any) -> ValidRun:

@@ -45,7 +45,8 @@ def _report_text(check: Any, quiet: bool) -> Iterator[str]:
     for issue in check.issues:
         warning = "warning: " if issue.severity == "warning" else ""
         rule = f" [{issue.rule}]" if issue.rule else ""
-        yield f"{where}: {warning}{issue.pointer or '/'}: {issue.message}{rule}"
+        place = where if issue.line is None else f"{where}:{issue.line}:{issue.column}"
+        yield f"{place}: {warning}{issue.pointer or '/'}: {issue.message}{rule}"
 
 
 def _report_json(check: Any, quiet: bool) -> Iterator[str]:
@@ -61,6 +62,8 @@ def _report_json(check: Any, quiet: bool) -> Iterator[str]:
     for issue in check.issues:
         kind = "warning" if issue.severity == "warning" else "invalid"
         row = {**base, "kind": kind, "pointer": issue.pointer, "keyword": issue.keyword}
+        if issue.line is not None:
+            row |= {"line": issue.line, "column": issue.column}
         row |= {"message": issue.message, "schema_path": issue.schema_path}
         if issue.rule:
             row |= {"rule": issue.rule, "severity": issue.severity}
@@ -77,7 +80,8 @@ def _report_github(check: Any, quiet: bool) -> Iterator[str]:
         label = issue.rule or f"{check.family or 'record'} {issue.keyword}"
         title = _github_escape(label, property_value=True)
         message = _github_escape(f"{issue.pointer or '/'}: {issue.message}")
-        yield f"::{issue.severity} {where},title={title}::{message}"
+        place = where if issue.line is None else f"{where},line={issue.line},col={issue.column}"
+        yield f"::{issue.severity} {place},title={title}::{message}"
 
 
 REPORTERS: dict[str, Callable[[Any, bool], Iterator[str]]] = {

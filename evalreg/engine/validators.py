@@ -43,6 +43,9 @@ class Issue:
     """The id of the family rule that found it (`keyword` is then `rule`)."""
     severity: Literal["error", "warning"] = "error"
     """Only a rule's finding can be a warning, which leaves the record valid."""
+    line: int | None = None
+    """Where the value is in its file (from 1), when the file says: YAML files do."""
+    column: int | None = None
 
     def __str__(self) -> str:
         shown = f"{self.pointer or '/'}: {self.message}"
