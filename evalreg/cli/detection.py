@@ -7,6 +7,7 @@ and for hooks that refuse files behind.
 
 from __future__ import annotations
 
+import shlex
 import sys
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -28,7 +29,7 @@ from evalreg.cli.options import path_options, project_config
 from evalreg.cli.progress import progress_for, progress_option
 
 if TYPE_CHECKING:
-    from evalreg.batch.inventory import Inventory, Row
+    from evalreg.batch.inventory import BehindFile, Inventory, Row
 
 
 def _where(path: str, line: int | None) -> str:
@@ -248,6 +249,7 @@ def status_command(
         }
         if wanted:
             document["required"] = dict(sorted(wanted.items()))
+            document["fix"] = _fixes(registry, context, behind)
             document["behind_required"] = [
                 {
                     "path": b.path,
@@ -266,8 +268,47 @@ def status_command(
             emit(
                 f"{_where(b.path, None)}: {b.family}@{b.version} ({records}), required {b.required}"
             )
+        fixes = _fixes(registry, context, behind)
+        if fixes:
+            emit("to bring them to the required versions, run:" if len(fixes) > 1 else "to fix:")
+            for command in fixes:
+                emit(f"  {command}")
         _print_summary(inventory, rows, len(behind) if wanted else None)
     sys.exit(EXIT_PROBLEMS if behind else EXIT_OK)
+
+
+def _fixes(registry: Any, context: Context, behind: list[BehindFile]) -> list[str]:
+    """Return the `evalreg migrate` commands that bring the files behind to their versions.
+
+    One command per required version, naming its files. A file whose records of several
+    families are each required at their latest version is migrated `--to latest`.
+    """
+    wanted: dict[str, set[str]] = {}
+    latest: dict[str, bool] = {}
+    for b in behind:
+        wanted.setdefault(b.path, set()).add(b.required)
+        at_latest = b.required == registry.latest(b.family)
+        latest[b.path] = latest.get(b.path, True) and at_latest
+    groups: dict[str, list[str]] = {}
+    for path, versions in wanted.items():
+        if len(versions) > 1 and latest[path]:
+            versions = {"latest"}
+        for version in sorted(versions):
+            groups.setdefault(version, []).append(path)
+    words = ["evalreg", *_run_options(context)]
+    return [
+        shlex.join([*words, "migrate", "--in-place", "--to", version, *map(shown_path, paths)])
+        for version, paths in groups.items()
+    ]
+
+
+def _run_options(context: Context) -> list[str]:
+    """Return the options of this run that a command to fix it needs too (registries, config)."""
+    words = [w for d in context.registry_dirs for w in ("--registry", d)]
+    given = click.get_current_context().meta.get("evalreg.config", {})
+    if given.get("config_file"):
+        return [*words, "--config", given["config_file"]]
+    return words
 
 
 def _summary(inventory: Inventory, rows: list[Row]) -> dict[str, int]:
