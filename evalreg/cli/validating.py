@@ -61,9 +61,10 @@ def _report_json(check: Any, quiet: bool) -> Iterator[str]:
         yield json_text({**row, "message": check.error})
     for issue in check.issues:
         kind = "warning" if issue.severity == "warning" else "invalid"
-        row = {**base, "kind": kind, "pointer": issue.pointer, "keyword": issue.keyword}
-        if issue.line is not None:
+        row = dict(base)
+        if issue.line is not None:  # a YAML record's value: where it is in the file
             row |= {"line": issue.line, "column": issue.column}
+        row |= {"kind": kind, "pointer": issue.pointer, "keyword": issue.keyword}
         row |= {"message": issue.message, "schema_path": issue.schema_path}
         if issue.rule:
             row |= {"rule": issue.rule, "severity": issue.severity}
