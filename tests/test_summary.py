@@ -63,7 +63,7 @@ def test_findings_are_counted_per_rule_and_per_version(
     rules = {r["rule"]: (r["files"], r["errors"], r["warnings"]) for r in summary["rules"]}
     assert rules == {
         "eee.score-bounds": (1, 3, 0),  # two bounds broken, and min_score above max_score
-        "eee.layout": (1, 1, 0),
+        "eee.layout": (1, 2, 0),  # no folders below data/, and not named by a UUID
         "eee.duplicate": (1, 1, 0),  # the copy out of place
         "detect": (2, 2, 0),  # notes.json, and the one line of cut.jsonl that parses
         "unreadable": (1, 1, 0),
@@ -81,7 +81,7 @@ def test_findings_are_counted_per_rule_and_per_version(
         "files": 2,
         "records": 2,
         "invalid": 1,
-        "findings": 1,
+        "findings": 2,
     }
     current = versions["eee.aggregate", "0.2.0"]
     assert (current["invalid"], current["findings"]) == (1, 3)
