@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -43,10 +44,68 @@ def _report_text(check: Any, quiet: bool) -> Iterator[str]:
     if check.status == "unreadable":
         yield f"{where}: {check.error}"
     for issue in check.issues:
-        warning = "warning: " if issue.severity == "warning" else ""
-        rule = f" [{issue.rule}]" if issue.rule else ""
-        place = where if issue.line is None else f"{where}:{issue.line}:{issue.column}"
-        yield f"{place}: {warning}{issue.pointer or '/'}: {issue.message}{rule}"
+        yield _text_line(where, issue, issue.pointer or "/")
+
+
+def _text_line(where: str, issue: Any, pointer: str, more: str = "") -> str:
+    warning = "warning: " if issue.severity == "warning" else ""
+    rule = f" [{issue.rule}]" if issue.rule else ""
+    place = where if issue.line is None else f"{where}:{issue.line}:{issue.column}"
+    return f"{place}: {warning}{pointer}: {issue.message}{rule}{more}"
+
+
+_INDEX = re.compile(r"/\d+(?=/|$)")
+
+
+class _Grouped:
+    """The text output of one file's problems: each distinct problem once, with how often.
+
+    Problems alike (the same message of the same rule or keyword, at pointers that differ only
+    in array indices) are one line: `(24 places)` within a record, `(300 records, first at
+    line 12)` across the lines of a JSONL file. `--verbose` prints each one.
+    """
+
+    def __init__(self) -> None:
+        self.path: str | None = None
+        self.groups: dict[Any, list[Any]] = {}
+
+    def add(self, check: Any) -> Iterator[str]:
+        """Take one check; yield the lines of the file before it, when it is another file."""
+        if check.path != self.path:
+            yield from self.flush()
+            self.path = check.path
+        if check.status == "unreadable":
+            self.groups[object()] = [check, None, 1, {check.line}]
+        for issue in check.issues:
+            pattern = _INDEX.sub("/*", issue.pointer) or "/"
+            key = (issue.severity, issue.rule, issue.keyword, issue.message, pattern)
+            found = self.groups.get(key)
+            if found is None:
+                self.groups[key] = [check, issue, 1, {check.line}]
+            else:
+                found[2] += 1
+                found[3].add(check.line)
+
+    def flush(self) -> Iterator[str]:
+        """Yield the lines of the file taken so far, in the order its problems first came."""
+        for key, (check, issue, count, lines) in self.groups.items():
+            if issue is None:
+                yield from _report_text(check, False)
+                continue
+            where = located(check.path, check.line)
+            if count == 1:
+                yield _text_line(where, issue, issue.pointer or "/")
+                continue
+            pattern = key[4]
+            if len(lines) == 1:
+                more = f" ({count:,} places)"
+            else:
+                where = located(check.path, None)
+                first = f", first at line {check.line}" if check.line is not None else ""
+                times = f"{count:,} times in " if count != len(lines) else ""
+                more = f" ({times}{len(lines):,} records{first})"
+            yield _text_line(where, issue, pattern, more)
+        self.groups.clear()
 
 
 def _report_json(check: Any, quiet: bool) -> Iterator[str]:
@@ -115,6 +174,16 @@ def _check_entries(known: list[str], selected: tuple[str, ...], ignored: tuple[s
                 fail(f"--{option} {entry}: names no rule (known: {', '.join(known)})")
 
 
+def _print(lines: Iterable[str], printed: int, most: int) -> int:
+    """Print lines up to `most` in all (0: no limit); return how many are printed in all."""
+    for line in lines:
+        if most and printed >= most:
+            break
+        emit(line)
+        printed += 1
+    return printed
+
+
 def _tables(summary: Any) -> Iterator[str]:
     """Yield the lines of the summary's tables: per rule, then per family and version."""
     from rich.console import Console
@@ -157,6 +226,13 @@ def _tables(summary: Any) -> Iterator[str]:
     help="Stop printing problems after N (0: no limit); every record is still counted.",
 )
 @click.option("--quiet", "-q", is_flag=True, help="Print problems only, no summary.")
+@click.option(
+    "--verbose",
+    "-v",
+    is_flag=True,
+    help="In text, print every problem on a line of its own, even where alike ones are "
+    "counted on one line (the same message at many places or lines of a file).",
+)
 @click.option(
     "--statistics",
     is_flag=True,
@@ -224,6 +300,7 @@ def validate_command(
     fmt: str,
     max_errors: int,
     quiet: bool,
+    verbose: bool,
     statistics: bool,
     use_rules: bool,
     selected: tuple[str, ...],
@@ -239,13 +316,14 @@ def validate_command(
     """Validate every record against its family's schema at its version, and its rules.
 
     Each problem is printed as `path:line: /json/pointer: message`, a rule's finding with its
-    id (`[eee.score-bounds]`), a warning after `warning:`. Findings of rules across files
-    (companion files, duplicates) come after those of the records. A run with problems ends
-    with the files and findings of each rule (`schema` for JSON Schema), and the files, records
-    and findings of each family and version, then one summary line. With a baseline, the
-    findings it holds are counted as known and not reported. Exit code 0 when all records are
-    valid and no rule fails (warnings and known findings do not count), 1 otherwise, 2 for
-    usage errors.
+    id (`[eee.score-bounds]`), a warning after `warning:`; problems alike in one file (the
+    same message at many places or lines) are counted on one line unless --verbose. Findings
+    of rules across files (companion files, duplicates) come after those of the records. A run
+    with problems ends with the files and findings of each rule (`schema` for JSON Schema),
+    and the files, records and findings of each family and version, then one summary line.
+    With a baseline, the findings it holds are counted as known and not reported. Exit code 0
+    when all records are valid and no rule fails (warnings and known findings do not count),
+    1 otherwise, 2 for usage errors.
     """
     from evalreg.batch.check import RecordCheck, RuleFinding, validate_paths
     from evalreg.batch.summary import Summary
@@ -292,15 +370,15 @@ def validate_command(
         counted = baseline.filter(counted)
     if write_to is not None:
         counted = _written(counted, write_to)
+    grouped = _Grouped() if fmt == "text" and not verbose else None
     for check in counted:
         summary.add(check)
         if statistics or not isinstance(check, (RecordCheck, RuleFinding)):
             continue
-        for line in reporter(check, quiet):
-            if max_errors and printed >= max_errors:
-                break
-            emit(line)
-            printed += 1
+        lines = grouped.add(check) if grouped is not None else reporter(check, quiet)
+        printed = _print(lines, printed, max_errors)
+    if grouped is not None:
+        printed = _print(grouped.flush(), printed, max_errors)
     counts = summary.as_dict()
     if fmt == "json":
         emit_json({"summary": counts})
