@@ -51,7 +51,7 @@ def _text_line(where: str, issue: Any, pointer: str, more: str = "") -> str:
     warning = "warning: " if issue.severity == "warning" else ""
     rule = f" [{issue.rule}]" if issue.rule else ""
     place = where if issue.line is None else f"{where}:{issue.line}:{issue.column}"
-    return f"{place}: {warning}{pointer}: {issue.message}{rule}{more}"
+    return f"{place}: {warning}{pointer}: {issue.message}{more}{rule}"
 
 
 _INDEX = re.compile(r"/\d+(?=/|$)")
