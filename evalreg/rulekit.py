@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 __all__ = ["layout_problems", "unportable"]
 
 _RESERVED = re.compile(r"(?i)(?:con|prn|aux|nul|com[1-9]|lpt[1-9])")
 _FORBIDDEN = '<>:"|?*'
+_UNPORTABLE = re.compile(r'[<>:"|?*\x00-\x1f]')
 
 
+@lru_cache(maxsize=4096)
 def unportable(name: str) -> str | None:
     """Return why a file or folder name cannot be held by every file system (None: it can).
 
@@ -24,11 +27,12 @@ def unportable(name: str) -> str | None:
     """
     if name in ("", ".", ".."):
         return "is empty" if not name else f"is {name!r}"
-    for char in name:
+    found = _UNPORTABLE.search(name)
+    if found is not None:
+        char = found.group()
         if char in _FORBIDDEN:
             return f"holds {char!r}, which Windows cannot hold in a name"
-        if ord(char) < 0x20:
-            return f"holds the control character {char!r}"
+        return f"holds the control character {char!r}"
     if name[-1] in ". ":
         return "ends with a dot" if name[-1] == "." else "ends with a space"
     if _RESERVED.fullmatch(name.split(".", 1)[0]):

@@ -64,29 +64,44 @@ class RuleRun:
     def __init__(self, registry: Registry, selection: Selection) -> None:
         self.registry = registry
         self.selection = selection
-        self._sets: dict[tuple[str, str, Selection], RuleSet] = {}
+        self._sets: dict[tuple[str, str, tuple[int, ...]], RuleSet] = {}
         self._files: dict[str, _Open] = {}
         self._unfiled: set[str] = set()
         self._path: str | None = None
-        self._here = selection.at(None)
+        self._held: tuple[int, ...] = ()
+        """The per-path entries of the selection that hold for the file read last."""
+        self._heres: dict[tuple[int, ...], Selection] = {(): selection.at(None)}
         self.summaries: Summaries = []
 
-    def here(self, path: str | None) -> Selection:
-        """Return the selection for one file (remembered for the file read last)."""
+    def _held_at(self, path: str | None) -> tuple[int, ...]:
         if path is not self._path and path != self._path:
-            self._path, self._here = path, self.selection.at(path)
-        return self._here
+            entries = self.selection.paths
+            self._path = path
+            self._held = tuple(
+                i for i, entry in enumerate(entries) if path is not None and entry.matches(path)
+            )
+        return self._held
+
+    def here(self, path: str | None) -> Selection:
+        """Return the selection for one file (see `Selection.at`; one per set of per-path
+        entries that hold)."""
+        held = self._held_at(path) if self.selection.paths else ()
+        found = self._heres.get(held)
+        if found is None:
+            found = self._heres[held] = self.selection.at(path)
+        return found
 
     def rules(self, family: str, version: str, path: str | None = None) -> RuleSet:
         """Return the rules that apply to a version of a family in this run (in file `path`)."""
-        here = self.here(path)
-        found = self._sets.get((family, version, here))
+        held = self._held_at(path) if self.selection.paths else ()
+        found = self._sets.get((family, version, held))
         if found is None:
+            here = self.here(path)
             own = rule_set(self.registry, family, version, here)
-            if here is not self.selection:  # collection rules take every file's records
+            if self.selection.paths:  # collection rules take every file's records
                 every = rule_set(self.registry, family, version, self.selection)
                 own = RuleSet(own.record, own.file, every.collection)
-            found = self._sets[family, version, here] = own
+            found = self._sets[family, version, held] = own
         return found
 
     def issues(
@@ -111,8 +126,10 @@ class RuleRun:
                 )
             held[1].line = line
             held[0].add(record, held[1])
-        if found and self._here.restyles:
-            found = [judged for issue in found if (judged := self._here.judge(issue)) is not None]
+        if found:
+            here = self.here(path)
+            if here.restyles:
+                found = [judged for issue in found if (judged := here.judge(issue)) is not None]
         return found
 
     @staticmethod
