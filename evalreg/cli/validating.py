@@ -331,9 +331,10 @@ def validate_command(
     if version and not family:
         fail("--version needs --family")
     config = project_config()
-    known = _rule_ids(context)
-    config.check_rules(known)
-    _check_entries(known, selected, ignored)
+    if use_rules:  # without rules, no rule module is loaded (they are a registry's code)
+        known = _rule_ids(context)
+        config.check_rules(known)
+        _check_entries(known, selected, ignored)
     selection = config.selection(
         enabled=use_rules,
         select=_entries(selected) or None,
