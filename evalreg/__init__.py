@@ -6,6 +6,7 @@ small steps, diff schema versions, and publish the schemas.
 
 from typing import TYPE_CHECKING, Any
 
+from evalreg.batch.config import Config, find_config, load_config
 from evalreg.batch.load import load
 from evalreg.engine.detect import Candidate, Detection, Evidence
 from evalreg.engine.migrate import MigrationResult
@@ -14,6 +15,7 @@ from evalreg.engine.steps import Note, Param, Step, StepContext
 from evalreg.engine.validators import Issue
 from evalreg.errors import (
     ClusterError,
+    ConfigError,
     DataLossError,
     EvalregError,
     IntegrityError,
@@ -72,6 +74,8 @@ __all__ = [
     "Candidate",
     "Change",
     "ClusterError",
+    "Config",
+    "ConfigError",
     "DataLossError",
     "Detection",
     "EvalregError",
@@ -104,8 +108,10 @@ __all__ = [
     "clone",
     "default_registry",
     "diff_schemas",
+    "find_config",
     "insert_after",
     "load",
+    "load_config",
     "load_registry",
     "published_registry",
     "relabel",

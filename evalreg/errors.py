@@ -218,3 +218,13 @@ class ClusterError(EvalregError):
             f"cannot use the Dask scheduler {address!r}: {reason} "
             "(give its address as tcp://HOST:PORT, or `local`)"
         )
+
+
+class ConfigError(EvalregError, ValueError):
+    """A configuration file (`evalreg.toml`, `[tool.evalreg]`) cannot be read or is not valid."""
+
+    def __init__(self, path: str, key: str | None, message: str) -> None:
+        self.path = path
+        self.key = key
+        self.detail = message
+        super().__init__(f"{path}: {key}: {message}" if key else f"{path}: {message}")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from evalreg.batch import inplace, parallel
+from evalreg.batch.config import Config
 from evalreg.batch.migrate_file import (
     Abandon,
     FileMigration,
@@ -31,7 +32,6 @@ from evalreg.batch.migrate_file import (
     migrate_items,
     writer_for,
 )
-from evalreg.batch.walk import iter_files
 from evalreg.engine.migrate import MigrationResult
 from evalreg.engine.registry import Registry
 from evalreg.io import remote
@@ -243,6 +243,7 @@ def migrate_paths(
     exclude: Sequence[str] = (),
     jobs: int = 1,
     runner: parallel.Runner | None = None,
+    config: Config | None = None,
 ) -> Iterator[RecordMigration | FileMigration | Leftover]:
     """Migrate every file under `paths`; yield each record's outcome and each file's.
 
@@ -256,7 +257,8 @@ def migrate_paths(
     change meanwhile (see `inplace`). In each folder written to, temporary files left by
     processes no longer running are removed, and reported as `Leftover`s (not with `dry_run`).
     Whole files are written by the process that migrates them; the migrated lines of a range of
-    a large JSONL file come back to this process, which writes the file.
+    a large JSONL file come back to this process, which writes the file. `config`: the
+    project's configuration, whose include and exclude apply too.
     """
     outputs: deque[str | None] = deque()  # of the files walked, in order
     found: deque[Leftover] = deque()  # temporary files of dead processes, removed
@@ -266,7 +268,7 @@ def migrate_paths(
     def walk() -> Iterator[str]:
         for root in paths:
             base = _base(root)
-            for path in iter_files([root], include, exclude):
+            for path in (config or Config()).files([root], include, exclude):
                 output = _output_path(path, base, options)
                 if output == path and path.lower().endswith(".jsonl"):
                     with contextlib.suppress(OSError):  # as planned, to be locked as it is

@@ -25,6 +25,7 @@ from evalreg.cli.options import (
     jobs_option,
     located,
     path_options,
+    project_config,
     runner_for,
     scheduler_option,
 )
@@ -159,6 +160,7 @@ def migrate_command(
         exclude=exclude,
         jobs=jobs_count(jobs),
         runner=runner_for(scheduler, jobs),
+        config=project_config(),
     )
     notes = _NoteGroups()
     shown = progress_for("migrate", paths, include, exclude, progress)

@@ -277,5 +277,7 @@ def progress_for(
 ) -> Progress:
     """Return the progress of a run over `paths` (the walk for its extent happens on showing)."""
     from evalreg.batch.extent import input_sizes
+    from evalreg.cli.options import project_config
 
-    return Progress(label, lambda: input_sizes(paths, include, exclude), forced=forced)
+    config = project_config()
+    return Progress(label, lambda: input_sizes(paths, include, exclude, config), forced=forced)

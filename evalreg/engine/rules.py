@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from evalreg.engine.conditions import declared_check
 from evalreg.engine.modules import load_module
+from evalreg.engine.selection import ALL_RULES, Selection
 from evalreg.engine.validators import Issue
 from evalreg.errors import RegistryError
 from evalreg.registry.rules import (
@@ -245,32 +246,6 @@ def family_rules(registry: BaseRegistry, family: str) -> tuple[Rule, ...]:
 
 
 @dataclass(frozen=True)
-class Selection:
-    """Which rules a run applies: all (the default), none, or those with the given ids."""
-
-    enabled: bool = True
-    ids: frozenset[str] | None = None
-    """Ids or id prefixes ending in `*` (`eee.*`); None: every rule."""
-    minimum: Severity = "warning"
-    """`error` leaves warnings out."""
-
-    def wants(self, rule: Rule) -> bool:
-        """Return whether the run applies `rule`."""
-        if not self.enabled or (self.minimum == "error" and rule.severity == "warning"):
-            return False
-        if self.ids is None:
-            return True
-        return any(
-            rule.id == wanted or (wanted.endswith("*") and rule.id.startswith(wanted[:-1]))
-            for wanted in self.ids
-        )
-
-
-ALL_RULES = Selection()
-NO_RULES = Selection(enabled=False)
-
-
-@dataclass(frozen=True)
 class RuleSet:
     """The rules that apply to one version of a family in one run, by scope."""
 
@@ -291,7 +266,9 @@ def rule_set(
     """Return the rules of `selection` that apply to `version` of `family`.
 
     Its collection rules are those whose collectors take such records: the family's own, and
-    those of other families that name it in `ALSO`.
+    those of other families that name it in `ALSO`, wherever `selection` applies them (which of
+    their findings it keeps is decided by file, see `Selection.judge`); its record and file
+    rules are those `selection` applies to every file (see `Selection.at` for one file's).
 
     Raises:
         RegistryError: a rule is malformed.
@@ -299,12 +276,14 @@ def rule_set(
     if not selection.enabled:
         return EMPTY
     own = [r for r in family_rules(registry, family) if version in r.versions]
-    own = [r for r in own if r.scope != "collection" and selection.wants(r)]
+    own = [r for r in own if r.scope != "collection" and selection.wants(r.id, r.severity)]
     observers = [
         r
         for f in registry.families()
         for r in family_rules(registry, f)
-        if r.scope == "collection" and r.observes(family, version) and selection.wants(r)
+        if r.scope == "collection"
+        and r.observes(family, version)
+        and selection.anywhere(r.id, r.severity)
     ]
     if not own and not observers:
         return EMPTY

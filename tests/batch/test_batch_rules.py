@@ -108,7 +108,10 @@ def test_a_wrong_path_depth_and_a_duplicate(
     (store / FOLDER / f"{UUID}_samples.jsonl").unlink()
     code, out, _ = run(capsys, "validate", str(store))
     assert code == 1
-    assert f"{deeper}: /: an aggregate lives at data/<collection>/" in out
+    assert (
+        f"{deeper}: /: the file is 4 folders below data/ (gsm8k/Qwen/Qwen2.5-7B-Instruct/extra), "
+        "not 3 (<collection>/<developer>/<model>) (an aggregate lives at data/<collection>/"
+    ) in out
     assert out.count("[eee.layout]") == 1
     assert f"{deeper}: /: a duplicate of {twin} [eee.duplicate]" in out
 

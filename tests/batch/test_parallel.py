@@ -21,10 +21,11 @@ import pytest
 
 from evalreg import Registry
 from evalreg.batch import parallel
-from evalreg.batch.check import RecordCheck, Summary, ValidRun
+from evalreg.batch.check import RecordCheck, ValidRun
 from evalreg.batch.check import validate_paths as run_validate
 from evalreg.batch.migrate import migrate_paths
 from evalreg.batch.migrate_file import FileMigration, MigrateOptions, RecordMigration
+from evalreg.batch.summary import Summary
 from evalreg.cli import main
 from evalreg.io.readers import line_ranges, read_range
 from tests.conftest import EXAMPLES

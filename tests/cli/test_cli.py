@@ -101,7 +101,11 @@ def test_validate_jsonl_line_numbers_and_unreadable_lines(
     assert lines[0].startswith(f"{path}:2: not valid JSON")
     assert lines[1] == f"{path}:3: /evaluation/score: 'x' is not of type 'number', 'boolean'"
     assert lines[2].startswith(f"{path}:4: truncated last line")
-    assert lines[3] == "1 files, 2 records: 1 valid, 1 invalid, 2 unreadable"
+    assert lines[-1] == "1 files, 2 records: 1 valid, 1 invalid, 2 unreadable"
+    # Between them, the findings of each rule, and of each family and version.
+    assert lines[3].split() == ["rule", "files", "errors", "warnings"]
+    assert lines[4].split() == ["unreadable", "1", "2", "0"]
+    assert lines[5].split() == ["schema", "1", "1", "0"]
 
 
 def test_validate_json_and_github_formats(
@@ -128,6 +132,17 @@ def test_validate_json_and_github_formats(
             "unreadable": 0,
             "across_files": 0,
             "warnings": 0,
+            "rules": [{"rule": "schema", "files": 1, "errors": 1, "warnings": 0}],
+            "versions": [
+                {
+                    "family": "skill-creator.grading",
+                    "version": "1.0.0",
+                    "files": 1,
+                    "records": 1,
+                    "invalid": 1,
+                    "findings": 1,
+                }
+            ],
         }
     }
     code, out, _ = run(capsys, "validate", str(path), "--format", "github")
@@ -141,7 +156,10 @@ def test_validate_max_errors_and_quiet(tmp_path: Path, capsys: pytest.CaptureFix
     path.write_text("{\n" * 5)
     code, out, _ = run(capsys, "validate", str(path), "--max-errors", "2")
     assert code == 1
-    assert len(out.splitlines()) == 3 and "(first 2 problems shown)" in out
+    lines = out.splitlines()
+    assert len(lines) == 5 and "(first 2 problems shown)" in lines[-1]
+    assert lines[2].split() == ["rule", "files", "errors", "warnings"]
+    assert lines[3].split() == ["unreadable", "1", "5", "0"]  # every problem is counted
     code, out, _ = run(capsys, "validate", str(path), "-q")
     assert len(out.splitlines()) == 5
 

@@ -155,7 +155,7 @@ def test_a_python_record_rule_reports_where_and_what(root: Path) -> None:
     record = {"results": [{"score": 2}, {"score": 3}]}
     assert run_rules(root, record, "1") == ["/results/1/score: 3 is odd [demo.odd]"]
     assert run_rules(root, record, "2") == []  # VERSIONS = ["1"]
-    assert run_rules(root, record, "1", ids=frozenset({"demo.b*"})) == []
+    assert run_rules(root, record, "1", select=("demo.b*",)) == []
     assert run_rules(root, record, "1", enabled=False) == []
 
 
