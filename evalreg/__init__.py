@@ -26,6 +26,7 @@ from evalreg.errors import (
     RegistryError,
     RemoteRefError,
     SchemaDiffError,
+    TableError,
     UnknownFamilyError,
     UnknownVersionError,
 )
@@ -45,11 +46,12 @@ from evalreg.stepkit import (
 if TYPE_CHECKING:
     from evalreg.diff import Change, SchemaDiff, changelog_markdown, diff_schemas
     from evalreg.publish.site import published_registry, schema_uri
+    from evalreg.tables.api import arrow_schema, from_arrow
 
 __version__ = "0.1.0"
 
-# Schema diffs pull in deepdiff and referencing; load them only when asked for, so that
-# `import evalreg` and the command line start quickly.
+# Schema diffs pull in deepdiff and referencing, tables pyarrow; load them only when asked
+# for, so that `import evalreg` and the command line start quickly.
 _LAZY = {
     "Change": "evalreg.diff",
     "SchemaDiff": "evalreg.diff",
@@ -57,6 +59,8 @@ _LAZY = {
     "diff_schemas": "evalreg.diff",
     "published_registry": "evalreg.publish.site",
     "schema_uri": "evalreg.publish.site",
+    "arrow_schema": "evalreg.tables.api",
+    "from_arrow": "evalreg.tables.api",
 }
 
 
@@ -95,15 +99,18 @@ __all__ = [
     "SchemaDiffError",
     "Step",
     "StepContext",
+    "TableError",
     "UnknownFamilyError",
     "UnknownVersionError",
     "__version__",
+    "arrow_schema",
     "as_text",
     "carry",
     "changelog_markdown",
     "clone",
     "default_registry",
     "diff_schemas",
+    "from_arrow",
     "insert_after",
     "load",
     "load_registry",

@@ -19,9 +19,10 @@ MODULES = sorted(p for p in PACKAGE.rglob("*.py") if "_builtin" not in p.parts)
 
 
 def test_the_rooms_are_the_ones_the_readme_maps() -> None:
-    readme = (PACKAGE.parent / "README.md").read_text(encoding="utf-8")
+    pages = [PACKAGE.parent / "README.md", *sorted((PACKAGE.parent / "docs").glob("**/*.md"))]
+    text = "\n".join(p.read_text(encoding="utf-8") for p in pages if p.is_file())
     for room in ROOMS:
-        assert f"`{room}/`" in readme, f"README's Development section does not map {room}/"
+        assert f"`{room}/`" in text, f"neither README nor docs/ maps {room}/"
 
 
 @pytest.mark.parametrize("room", ROOMS)
