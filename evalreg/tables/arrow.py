@@ -253,28 +253,25 @@ class BatchBuilder:
         """
         rows, owners = self.rows, self.owners
         self.rows, self.owners, self.records = [], [], 0
-        schema = self.spec.storage_schema
         try:
-            batch = pa.RecordBatch.from_pylist(rows, schema=schema)
-            return batch.cast(self.spec.schema), []
+            return self._batch(rows), []
         except (pa.ArrowException, OverflowError, TypeError, ValueError):
             pass
         # One row at a time, to tell the records that cannot be rows from the others.
-        good: list[dict[str, Any]] = []
         failed: dict[int, str] = {}
         for row, owner in zip(rows, owners, strict=True):
             if owner in failed:
                 continue
             try:
-                pa.RecordBatch.from_pylist([row], schema=schema)
+                self._batch([row])
             except (pa.ArrowException, OverflowError, TypeError, ValueError) as err:
-                failed[owner] = f"cannot be a row: {err}"
-                continue
-            good.append(row)
-        bad_owners = set(failed)
-        good = [r for r, o in zip(rows, owners, strict=True) if o not in bad_owners]
-        batch = pa.RecordBatch.from_pylist(good, schema=schema).cast(self.spec.schema)
-        return batch, sorted(failed.items())
+                failed[owner] = f"cannot be a row: {' '.join(str(err).split())[:300]}"
+        good = [r for r, o in zip(rows, owners, strict=True) if o not in failed]
+        return self._batch(good), sorted(failed.items())
+
+    def _batch(self, rows: list[dict[str, Any]]) -> pa.RecordBatch:
+        batch = pa.RecordBatch.from_pylist(rows, schema=self.spec.storage_schema)
+        return batch.cast(self.spec.schema)
 
 
 def empty_batch(spec: TableSpec) -> pa.RecordBatch:

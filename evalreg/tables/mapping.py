@@ -63,6 +63,9 @@ class Column:
     """A struct whose object may hold properties it does not declare (kept in `_extra`)."""
     reason: str = ""
     """Why a column holds JSON text."""
+    loose: bool = False
+    """A struct or list whose schema says no `type`: a value of another type is valid there
+    too (kept in `_extra`, the column null)."""
 
     @property
     def shape(self) -> tuple[Any, ...]:
@@ -290,6 +293,11 @@ class _Mapper:
         if len(types) > 1:
             return self._json(facets, name, pointer, "several types: " + ", ".join(sorted(types)))
         kind = types.pop()
+        if kind in ("object", "array") and facets.types is None and facets.enum is None:
+            # `properties` or `items` without `type`: other types are valid too.
+            found = self._object(facets, name, pointer, True) if kind == "object" else None
+            found = found or self._array(facets, name, pointer, True)
+            return replace(found, loose=found.kind in ("struct", "list", "map"))
         if kind == "object":
             return self._object(facets, name, pointer, nullable)
         if kind == "array":

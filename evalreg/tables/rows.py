@@ -40,7 +40,12 @@ class RowError(ValueError):
 
     def __init__(self, pointer: str, expected: str, value: Any) -> None:
         self.pointer = pointer
-        super().__init__(f"{pointer or '/'}: expected {expected}, found {type(value).__name__}")
+        found = type(value).__name__
+        if isinstance(value, int) and not isinstance(value, bool):
+            found = (
+                f"{value}" if len(str(value)) <= 40 else f"an integer of {len(str(value))} digits"
+            )
+        super().__init__(f"{pointer or '/'}: expected {expected}, found {found}")
 
 
 # -- records to rows --------------------------------------------------------------------------
@@ -107,13 +112,42 @@ _SCALARS: dict[str, Convert] = {
 
 def converter(column: Column) -> Convert:
     """Return the function that turns a value of `column` into its row value."""
+    if column.kind in ("int64", "float64") and not column.nullable:
+        return _required(_SCALARS[column.kind])
     if column.kind in _SCALARS:
         return _SCALARS[column.kind]
     if column.kind == "list":
-        return _list_converter(column)
-    if column.kind == "map":
-        return _map_converter(column)
-    return _struct_converter(column)
+        found = _list_converter(column)
+    elif column.kind == "map":
+        found = _map_converter(column)
+    else:
+        found = _struct_converter(column)
+    return _loose(found, list if column.kind == "list" else dict) if column.loose else found
+
+
+def _required(convert: Convert) -> Convert:
+    """Return `convert` for a non-nullable number column: a number it cannot hold (nor null)
+    makes the record no row."""
+
+    def required(value: Any, pointer: str, extras: Extras) -> Any:
+        found = convert(value, pointer, extras)
+        if found is None:
+            raise RowError(pointer, "a number the column can hold (it cannot be null)", value)
+        return found
+
+    return required
+
+
+def _loose(convert: Convert, kind: type) -> Convert:
+    """Return `convert` for a column whose schema says no type: another type goes to `_extra`."""
+
+    def loose(value: Any, pointer: str, extras: Extras) -> Any:
+        if type(value) is not kind:
+            extras[pointer] = value
+            return None
+        return convert(value, pointer, extras)
+
+    return loose
 
 
 def _list_converter(column: Column) -> Convert:
@@ -297,3 +331,20 @@ def _put(record: Any, pointer: str, value: Any) -> None:
         parent[str(last)] = value
     else:
         raise TableError(f"_extra names {pointer}, which the row does not have")
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """Return whether two JSON values are the same: numbers by value (`1 == 1.0`), an
+    `ExactNumber` only to one written the same, booleans never to numbers, and objects
+    whatever the order of their keys."""
+    if type(a) is ExactNumber or type(b) is ExactNumber:
+        return type(a) is type(b) and a.text == b.text
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
+    return type(a) is type(b) and a == b
