@@ -44,6 +44,7 @@ from evalreg.stepkit import (
 )
 
 if TYPE_CHECKING:
+    from evalreg.batch.tabulate import iter_batches, to_arrow
     from evalreg.diff import Change, SchemaDiff, changelog_markdown, diff_schemas
     from evalreg.publish.site import published_registry, schema_uri
     from evalreg.tables.api import arrow_schema, from_arrow
@@ -60,6 +61,8 @@ _LAZY = {
     "published_registry": "evalreg.publish.site",
     "schema_uri": "evalreg.publish.site",
     "arrow_schema": "evalreg.tables.api",
+    "iter_batches": "evalreg.batch.tabulate",
+    "to_arrow": "evalreg.batch.tabulate",
     "from_arrow": "evalreg.tables.api",
 }
 
@@ -112,6 +115,7 @@ __all__ = [
     "diff_schemas",
     "from_arrow",
     "insert_after",
+    "iter_batches",
     "load",
     "load_registry",
     "published_registry",
@@ -119,6 +123,7 @@ __all__ = [
     "rename_key",
     "rename_key_each",
     "schema_uri",
+    "to_arrow",
     "to_pointer",
     "unchanged",
 ]

@@ -144,17 +144,43 @@ def outcomes(
             if not item.ok or to is None:
                 yield item, None
                 continue
-            result = migrate_record(
-                registry,
-                item.record,
-                to,
-                family=family,
-                params=options,
-                allow_loss=allow_loss,
-                filename=item.path,
-                copy_input=False,  # parsed for this run alone
-            )
-            yield item, result
+            yield item, migrate_as(registry, item, to, family, options, allow_loss)
+
+
+def migrate_as(
+    registry: Registry,
+    item: Item,
+    to: str,
+    family: str | None,
+    params: Mapping[str, Any],
+    allow_loss: bool,
+) -> MigrationResult:
+    """Migrate the record of `item` to `to`, as a record of `family` if given.
+
+    A record detected as of `family` is migrated as detected (which costs less than naming the
+    family); any other is migrated as `family`, as `evalreg migrate --family` does.
+    """
+    result = migrate_record(
+        registry,
+        item.record,
+        to,
+        params=params,
+        allow_loss=allow_loss,
+        filename=item.path,
+        copy_input=False,  # parsed for this run alone; steps never change their input
+    )
+    if family is None or result.family == family:
+        return result
+    return migrate_record(
+        registry,
+        item.record,
+        to,
+        family=family,
+        params=params,
+        allow_loss=allow_loss,
+        filename=item.path,
+        copy_input=False,
+    )
 
 
 def problem_of(item: Item, result: MigrationResult | None) -> Problem | None:

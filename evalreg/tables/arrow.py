@@ -61,9 +61,12 @@ def _metadata(column: Column) -> dict[bytes, bytes]:
 
 
 def arrow_type(column: Column, *, storage: bool = False) -> pa.DataType:
-    """Return the Arrow type of a column (`storage`: JSON text as plain strings)."""
+    """Return the Arrow type of a column (`storage`: JSON text and enums as plain strings,
+    which pyarrow builds from Python values five times as fast, then casts)."""
     if column.kind == "json":
         return pa.string() if storage else JSON_TYPE
+    if column.kind == "enum" and storage:
+        return pa.string()
     if column.kind in _SCALAR_TYPES:
         return _SCALAR_TYPES[column.kind]
     fields = [arrow_field(c, storage=storage) for c in column.children]
@@ -158,7 +161,7 @@ class TableSpec:
                         f"/{name}",
                     )
                 column = Column(name, kind, name != "_source", "", description)  # type: ignore[arg-type]
-                field_type = pa.string() if kind == "json" and storage else arrow_type(column)
+                field_type = arrow_type(column, storage=storage)
                 meta = {b"evalreg.description": description.encode()}
                 if kind == "json":
                     meta[b"evalreg.encoding"] = b"json"

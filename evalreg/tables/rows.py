@@ -51,18 +51,6 @@ class RowError(ValueError):
 # -- records to rows --------------------------------------------------------------------------
 
 
-def _string(value: Any, pointer: str, extras: Extras) -> Any:
-    if type(value) is not str:
-        raise RowError(pointer, "a string", value)
-    return value
-
-
-def _bool(value: Any, pointer: str, extras: Extras) -> Any:
-    if type(value) is not bool:
-        raise RowError(pointer, "a boolean", value)
-    return value
-
-
 def _int64(value: Any, pointer: str, extras: Extras) -> Any:
     kind = type(value)
     if kind is int:
@@ -84,7 +72,7 @@ def _float64(value: Any, pointer: str, extras: Extras) -> Any:
         return value
     if kind is int:
         if -_EXACT_INT <= value <= _EXACT_INT:
-            return float(value)
+            return value  # pyarrow makes it a double, exactly
         extras[pointer] = value
         try:
             return float(value)
@@ -100,72 +88,73 @@ def _json(value: Any, pointer: str, extras: Extras) -> Any:
     return dumps(value)
 
 
-_SCALARS: dict[str, Convert] = {
-    "string": _string,
-    "enum": _string,
-    "bool": _bool,
+_SCALARS: dict[str, Convert | None] = {
+    "string": None,
+    "enum": None,
+    "bool": None,
     "int64": _int64,
     "float64": _float64,
     "json": _json,
 }
+"""The converter of each kind of scalar column; None: the value is taken as it is (a value of
+another type makes pyarrow refuse the batch, and then that record alone)."""
+_HELD = "a number the column can hold (it cannot be null)"
+_QUICK = {"int64": int, "float64": float}
+"""The type of the values a number column takes as they are, checked without a call."""
 
 
-def converter(column: Column) -> Convert:
-    """Return the function that turns a value of `column` into its row value."""
-    if column.kind in ("int64", "float64") and not column.nullable:
-        return _required(_SCALARS[column.kind])
+def converter(column: Column) -> Convert | None:
+    """Return the function that turns a value of `column` into its row value (None: the value
+    is its row value)."""
     if column.kind in _SCALARS:
         return _SCALARS[column.kind]
+    found: Convert | None
     if column.kind == "list":
         found = _list_converter(column)
     elif column.kind == "map":
         found = _map_converter(column)
     else:
         found = _struct_converter(column)
-    return _loose(found, list if column.kind == "list" else dict) if column.loose else found
-
-
-def _required(convert: Convert) -> Convert:
-    """Return `convert` for a non-nullable number column: a number it cannot hold (nor null)
-    makes the record no row."""
-
-    def required(value: Any, pointer: str, extras: Extras) -> Any:
-        found = convert(value, pointer, extras)
-        if found is None:
-            raise RowError(pointer, "a number the column can hold (it cannot be null)", value)
+    if not column.loose:
         return found
+    return _loose(found, list if column.kind == "list" else dict)
 
-    return required
 
-
-def _loose(convert: Convert, kind: type) -> Convert:
+def _loose(convert: Convert | None, kind: type) -> Convert:
     """Return `convert` for a column whose schema says no type: another type goes to `_extra`."""
 
     def loose(value: Any, pointer: str, extras: Extras) -> Any:
         if type(value) is not kind:
             extras[pointer] = value
             return None
-        return convert(value, pointer, extras)
+        return value if convert is None else convert(value, pointer, extras)
 
     return loose
 
 
-def _list_converter(column: Column) -> Convert:
+def _list_converter(column: Column) -> Convert | None:
     (item,) = column.children
     each = converter(item)
+    if each is None:
+        return None
     nullable = item.nullable
 
     def convert(value: Any, pointer: str, extras: Extras) -> Any:
         if type(value) is not list:
             raise RowError(pointer, "an array", value)
-        out: list[Any] = []
+        out = value
         for index, element in enumerate(value):
             if element is None:
                 if not nullable:
                     raise RowError(f"{pointer}/{index}", "a value", element)
-                out.append(None)
-            else:
-                out.append(each(element, f"{pointer}/{index}", extras))
+                continue
+            new = each(element, f"{pointer}/{index}", extras)
+            if new is not element:
+                if out is value:
+                    out = list(value)
+                if new is None and not nullable:
+                    raise RowError(f"{pointer}/{index}", _HELD, element)
+                out[index] = new
         return out
 
     return convert
@@ -186,33 +175,71 @@ def _map_converter(column: Column) -> Convert:
 
 
 def _struct_converter(column: Column) -> Convert:
-    fields: dict[str, tuple[Convert, str, bool, bool]] = {}
-    for child in column.children:
-        suffix = "/" + escape(child.name)
-        keep_null = child.kind != "json" and not child.required
-        fields[child.name] = (converter(child), suffix, keep_null, child.nullable)
+    """Return the converter of a struct: the object as it is where nothing in it needs
+    converting (pyarrow takes a struct's fields from a dict by name), else a copy."""
+    children = {c.name: (converter(c), "/" + escape(c.name), c) for c in column.children}
+    declared = frozenset(children)
+    special = [
+        (name, each, suffix, child.nullable, _QUICK.get(child.kind))
+        for name, (each, suffix, child) in children.items()
+        if each
+    ]
     is_open = column.open
 
-    def convert(value: Any, pointer: str, extras: Extras) -> Any:
-        if type(value) is not dict:
-            raise RowError(pointer, "an object", value)
+    def slow(value: Any, pointer: str, extras: Extras) -> Any:
         out: dict[str, Any] = {}
         for key, element in value.items():
-            found = fields.get(key)
+            found = children.get(key)
             if found is None:
                 if not is_open:
                     raise RowError(f"{pointer}/{escape(key)}", "no such property", element)
                 extras[f"{pointer}/{escape(key)}"] = element
                 continue
-            each, suffix, keep_null, nullable = found
-            if element is None and each is not _json:
-                if not nullable:
+            each, suffix, child = found
+            if element is None and child.kind != "json":
+                if not child.nullable:
                     raise RowError(pointer + suffix, "a value", element)
-                if keep_null:
-                    extras[pointer + suffix] = None
+                if not child.required:
+                    extras[pointer + suffix] = None  # a null written, not a value missing
                 out[key] = None
                 continue
-            out[key] = each(element, pointer + suffix, extras)
+            new = element if each is None else each(element, pointer + suffix, extras)
+            if new is None and not child.nullable:
+                raise RowError(pointer + suffix, _HELD, element)
+            out[key] = new
+        return out
+
+    def convert(value: Any, pointer: str, extras: Extras) -> Any:
+        if type(value) is not dict:
+            raise RowError(pointer, "an object", value)
+        if not value.keys() <= declared:
+            return slow(value, pointer, extras)
+        out = value
+        if None in value.values():
+            for key in [k for k, v in value.items() if v is None]:
+                _, suffix, child = children[key]
+                if child.kind == "json":
+                    if out is value:
+                        out = dict(value)
+                    out[key] = b"null"
+                elif not child.nullable:
+                    raise RowError(pointer + suffix, "a value", None)
+                elif not child.required:
+                    extras[pointer + suffix] = None  # a null written, not a value missing
+        for name, each, suffix, nullable, quick in special:
+            element = value.get(name)
+            if element is None:
+                continue  # missing (no value is null here)
+            kind = type(element)
+            if kind is quick and (kind is float or _INT64[0] <= element <= _INT64[1]):
+                continue  # the common number, taken as it is (the checks of _int64, inlined)
+            new = each(element, pointer + suffix, extras)
+            if new is not element:
+                if out is value:
+                    out = dict(value)
+                if new is None and not nullable:
+                    raise RowError(pointer + suffix, _HELD, element)
+                out[name] = new
         return out
 
     return convert
@@ -233,6 +260,8 @@ class RowMaker:
         """
         extras: Extras = {}
         row: dict[str, Any] = self._convert(record, "", extras)
+        if row is record:
+            row = dict(row)  # the row gets columns of its own: the record stays as it was
         row[EXTRA] = dumps(extras) if extras else None
         return row
 
