@@ -464,17 +464,17 @@ def table_events(
             for part, lines in zip(unit, made.lines, strict=True):
                 shifts[part.path] = offset if not part.whole else 0
                 offset = 0 if part.last else offset + lines
+                yield (part.path, 0)  # a file read (its records are counted with the batches)
             for problem in made.problems:
                 shift = shifts.get(problem.source, 0)
                 if shift and problem.line is not None:
                     problem = dataclasses.replace(problem, line=problem.line + shift)
-                yield (problem.source, 1)
                 yield problem
             single = unit[0].path if len(unit) == 1 and not unit[0].whole else None
             for batch in reader:
                 if single and options.provenance and shifts.get(single):
                     batch = _shift_lines(batch, shifts[single])
-                yield (unit[0].path, batch.num_rows)
+                yield (unit[-1].path, batch.num_rows)
                 yield batch
     finally:
         results.close()

@@ -4,6 +4,8 @@ Field metadata: `evalreg.pointer` (where the values are in a record, `*` for eve
 array), `evalreg.description` (the schema's), and on special columns `evalreg.encoding`: `json`
 (JSON text, also typed as the canonical `arrow.json` extension) with `evalreg.reason`, or
 `map` (a list of `{key, value}` entries: Hugging Face datasets has no feature for an Arrow map).
+A list's items are named `element`, as Parquet names them, so that a table read back from a
+Parquet file has the very schema it was written with.
 Schema metadata: `evalreg.family`, `evalreg.version`, `evalreg.mapping` and, for an exploded
 table, `evalreg.explode`.
 """
@@ -73,7 +75,7 @@ def arrow_type(column: Column, *, storage: bool = False) -> pa.DataType:
     if column.kind == "struct":
         return pa.struct(fields)
     if column.kind == "map":
-        return pa.list_(pa.field("entries", pa.struct(fields), nullable=False))
+        return pa.list_(pa.field("element", pa.struct(fields), nullable=False))
     return pa.list_(fields[0])
 
 

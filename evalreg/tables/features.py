@@ -75,7 +75,7 @@ def _field(column: Column) -> dict[str, Any]:
         found |= {"type": "struct", "fields": [_field(c) for c in column.children]}
     elif column.kind == "map":
         entries = {
-            "name": "entries",
+            "name": "element",
             "nullable": False,
             "type": "struct",
             "fields": [_field(c) for c in column.children],

@@ -362,7 +362,7 @@ class _Mapper:
     def _array(self, facets: _Facets, name: str, pointer: str, nullable: bool) -> Column:
         if facets.tuple_items:
             return self._json(facets, name, pointer, "an array of items of set places (a tuple)")
-        item = self.column(facets.items, "item", f"{pointer}/{ITEM}", True)
+        item = self.column(facets.items, "element", f"{pointer}/{ITEM}", True)
         return Column(name, "list", nullable, pointer, facets.description, (item,))
 
     def _union(self, facets: _Facets, name: str, pointer: str) -> Column:
