@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -253,3 +255,23 @@ def test_without_pyarrow_the_arrow_extra_is_named_in_one_line() -> None:
         "tables (Arrow, Parquet, `evalreg export`) need the arrow extra: "
         "pip install 'evalreg[arrow]'\n"
     )
+
+
+def test_publish_writes_the_arrow_schema_and_features_beside_each_version(
+    registry: Registry, tmp_path: Path
+) -> None:
+    from evalreg.publish.site import publish
+
+    result = publish(registry, tmp_path / "site", families=["eee.aggregate", "mnemoverse.gold"])
+    for family in ("eee.aggregate", "mnemoverse.gold"):
+        for version in registry.versions(family):
+            arrow = tmp_path / "site" / family / f"{version}.arrow.json"
+            features = tmp_path / "site" / family / f"{version}.features.yaml"
+            published = json.loads(arrow.read_text())
+            assert published == render(evalreg.arrow_schema(family, version, registry=registry))
+            block = yaml.safe_load(features.read_text())["dataset_info"]["features"]
+            assert block[-1] == {"name": "_extra", "dtype": "json"}
+            assert tmp_path / "site" / family / f"{version}.arrow.json" in result.files
+    index = (tmp_path / "site" / "index.html").read_text()
+    assert '<a href="eee.aggregate/0.3.0.arrow.json">Arrow schema</a>' in index
+    assert '<a href="eee.aggregate/0.3.0.features.yaml">HF features</a>' in index
