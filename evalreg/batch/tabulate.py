@@ -41,9 +41,9 @@ if TYPE_CHECKING:
 
     from evalreg.tables.arrow import BatchBuilder, TableSpec
 
-BATCH_ROWS = 4096
+BATCH_ROWS = 1024
 """Rows gathered before they are made a record batch."""
-UNIT_OUT_BYTES = 4 << 20
+UNIT_OUT_BYTES = 1 << 20
 """A large JSONL file is cut into ranges of at most this size for workers: the batches made of
 each come back to the parent whole, so this bounds what one result holds."""
 

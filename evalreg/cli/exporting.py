@@ -144,6 +144,7 @@ def export_command(
     fmt = _format_of(out, fmt)
     if scheduler is not None and fmt != "parquet":
         fail("--scheduler writes a folder of Parquet parts: use --format parquet")
+    _return_freed_memory()
     registry = context.registry
     registry.manifest(family)
     registry.resolve_version(family, to)
@@ -174,6 +175,14 @@ def export_command(
     assert done is not None
     _summary(done, fmt, report)
     sys.exit(EXIT_PROBLEMS if done.failed else EXIT_OK)
+
+
+def _return_freed_memory() -> None:
+    """Have pyarrow allocate with the system allocator, which gives freed memory back, rather
+    than keep it for reuse: a long export then stays within its bounds (workers inherit it)."""
+    import pyarrow as pa
+
+    pa.set_memory_pool(pa.system_memory_pool())
 
 
 def _print_problem(problem: Any, report: str) -> None:

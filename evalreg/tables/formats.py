@@ -26,7 +26,7 @@ FORMATS: tuple[Format, ...] = ("parquet", "jsonl", "csv")
 ROW_GROUP_ROWS = 10_000
 """The rows of a Parquet row group, unless asked otherwise: small enough for the Hugging Face
 viewer and for bounded memory, large enough for fast scans."""
-ROW_GROUP_BYTES = 64 << 20
+ROW_GROUP_BYTES = 16 << 20
 """A row group is written sooner when its batches hold this many bytes."""
 
 
