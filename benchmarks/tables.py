@@ -87,7 +87,7 @@ def collect(repo: Path, scratch: Path) -> dict[str, int]:
         "--all",
         "-m",
         "--no-renames",
-        "--format=C",
+        "--format=C %H",
         "--raw",
         "--no-abbrev",
         "--",
