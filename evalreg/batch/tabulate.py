@@ -70,7 +70,13 @@ class TableOptions:
         """
         from evalreg.tables.arrow import TableSpec
 
-        return TableSpec(layout(registry, self.family, self.to), self.explode, self.provenance)
+        specs: dict[tuple[Any, ...], TableSpec] = registry.derived("tables:specs", lambda _: {})
+        key = (self.family, self.to, self.explode, self.provenance)
+        found = specs.get(key)
+        if found is None:
+            found = TableSpec(layout(registry, self.family, self.to), self.explode, self.provenance)
+            specs[key] = found
+        return found
 
 
 def default_include(registry: Registry, family: str, include: Sequence[str]) -> Sequence[str]:

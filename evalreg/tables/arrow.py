@@ -181,6 +181,11 @@ class TableSpec:
         return found
 
     @cached_property
+    def maker(self) -> RowMaker:
+        """Return the maker of the rows of the table's records (compiled once)."""
+        return RowMaker(self.layout)
+
+    @cached_property
     def schema(self) -> pa.Schema:
         """Return the Arrow schema of the table."""
         return pa.schema(self._fields(False), metadata=self._metadata())
@@ -206,7 +211,7 @@ class BatchBuilder:
     records: int = 0
 
     def __post_init__(self) -> None:
-        self._maker = RowMaker(self.spec.layout)
+        self._maker = self.spec.maker
         self._tokens = split(self.spec.explode) if self.spec.explode is not None else None
 
     def add(self, record: Any, provenance: Provenance | None = None) -> int:
