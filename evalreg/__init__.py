@@ -28,6 +28,7 @@ from evalreg.errors import (
     RegistryError,
     RemoteRefError,
     SchemaDiffError,
+    TableError,
     UnknownFamilyError,
     UnknownVersionError,
 )
@@ -45,13 +46,15 @@ from evalreg.stepkit import (
 )
 
 if TYPE_CHECKING:
+    from evalreg.batch.tabulate import iter_batches, to_arrow
     from evalreg.diff import Change, SchemaDiff, changelog_markdown, diff_schemas
     from evalreg.publish.site import published_registry, schema_uri
+    from evalreg.tables.api import arrow_schema, from_arrow
 
 __version__ = "0.1.0"
 
-# Schema diffs pull in deepdiff and referencing; load them only when asked for, so that
-# `import evalreg` and the command line start quickly.
+# Schema diffs pull in deepdiff and referencing, tables pyarrow; load them only when asked
+# for, so that `import evalreg` and the command line start quickly.
 _LAZY = {
     "Change": "evalreg.diff",
     "SchemaDiff": "evalreg.diff",
@@ -59,6 +62,10 @@ _LAZY = {
     "diff_schemas": "evalreg.diff",
     "published_registry": "evalreg.publish.site",
     "schema_uri": "evalreg.publish.site",
+    "arrow_schema": "evalreg.tables.api",
+    "iter_batches": "evalreg.batch.tabulate",
+    "to_arrow": "evalreg.batch.tabulate",
+    "from_arrow": "evalreg.tables.api",
 }
 
 
@@ -99,9 +106,11 @@ __all__ = [
     "SchemaDiffError",
     "Step",
     "StepContext",
+    "TableError",
     "UnknownFamilyError",
     "UnknownVersionError",
     "__version__",
+    "arrow_schema",
     "as_text",
     "carry",
     "changelog_markdown",
@@ -109,7 +118,9 @@ __all__ = [
     "default_registry",
     "diff_schemas",
     "find_config",
+    "from_arrow",
     "insert_after",
+    "iter_batches",
     "load",
     "load_config",
     "load_registry",
@@ -118,6 +129,7 @@ __all__ = [
     "rename_key",
     "rename_key_each",
     "schema_uri",
+    "to_arrow",
     "to_pointer",
     "unchanged",
 ]

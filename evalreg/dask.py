@@ -8,7 +8,9 @@
 `error`), one partition per run of small files or per line-aligned byte range of a large JSONL
 file, with every line number that of the whole file. `detect`, `validate` and `migrate` map a bag
 of items to a bag of outcomes (`RecordCheck`, `RecordMigration`), so evalreg composes with the
-rest of a Dask computation. `DaskRunner` runs `validate_paths` and `migrate_paths` (the command
+rest of a Dask computation; `to_dataframe` makes them a Dask DataFrame of one version's typed
+columns (its meta from the version's Arrow schema; `dask.dataframe` comes with the `tables`
+extra). `DaskRunner` runs `validate_paths` and `migrate_paths` (the command
 line's `--scheduler`) on a cluster's workers, with the same results in the same order as one
 process. Workers need evalreg (the same version) and the registry directories in use; the
 built-in one is each worker's own.
@@ -53,7 +55,15 @@ if TYPE_CHECKING:
 R = TypeVar("R")
 U = TypeVar("U")
 
-__all__ = ["DaskRunner", "connect", "detect", "migrate", "read_records", "validate"]
+__all__ = [
+    "DaskRunner",
+    "connect",
+    "detect",
+    "migrate",
+    "read_records",
+    "to_dataframe",
+    "validate",
+]
 
 CONNECT_TIMEOUT = 30
 """Seconds to wait for a Dask scheduler to answer."""
@@ -304,3 +314,83 @@ def migrate(
     """
     options = {"family": family, "params": dict(params or {}), "allow_loss": allow_loss}
     return items.map_partitions(_migrate_partition, _portable(registry), to, options)
+
+
+# -- typed tables --------------------------------------------------------------------------------
+
+
+def _table_partition(
+    items: Iterable[Item],
+    directories: Directories,
+    family: str,
+    to: str,
+    explode: str | None,
+    provenance: bool,
+) -> Any:
+    """Return the rows of a partition's records as a pandas DataFrame of Arrow-typed columns."""
+    import pandas as pd
+    import pyarrow as pa
+
+    from evalreg.batch.load import migrate_as
+    from evalreg.batch.tabulate import provenance_of
+    from evalreg.tables.arrow import BatchBuilder, TableSpec
+    from evalreg.tables.mapping import layout
+    from evalreg.tables.rows import RowError
+
+    registry = _registry(directories)
+    spec = TableSpec(layout(registry, family, to), explode, provenance)
+    builder = BatchBuilder(spec)
+    for item in items:
+        if not item.ok:
+            continue
+        result = migrate_as(registry, item, to, family, {}, False)
+        if not result.ok:
+            continue
+        try:
+            builder.add(result.record, provenance_of(item, result) if provenance else None)
+        except RowError:
+            continue
+    batch, _ = builder.flush()
+    return pa.Table.from_batches([batch], schema=spec.schema).to_pandas(types_mapper=pd.ArrowDtype)
+
+
+def to_dataframe(
+    items: Bag,
+    family: str,
+    to: str = "latest",
+    *,
+    explode: str | None = None,
+    provenance: bool = False,
+    registry: Registry | None = None,
+) -> Any:
+    """Return a Dask DataFrame of the rows of a bag of items, migrated to a version of `family`.
+
+    Its columns and their types (pandas `ArrowDtype`s) are the version's Arrow schema
+    (`evalreg.arrow_schema`), which is also the DataFrame's `meta`: structs, lists and JSON text
+    keep their Arrow types, and `ddf.to_parquet(...)` writes them as `evalreg export` does. One
+    partition per partition of the bag. Records that cannot be read, migrated or made rows are
+    left out: `migrate(items, to)` names them.
+
+    Raises:
+        MissingExtraError: `dask.dataframe` (the `tables` extra) or pyarrow is not installed.
+        UnknownFamilyError, UnknownVersionError, TableError: as `evalreg.arrow_schema`.
+    """
+    try:
+        import dask.dataframe as dd
+        import pandas as pd
+    except ImportError as err:
+        raise MissingExtraError("dask.dataframe", "tables") from err
+    import pyarrow as pa
+
+    from evalreg.tables.arrow import TableSpec, empty_batch
+    from evalreg.tables.mapping import layout
+
+    found = registry or load_registry()
+    spec = TableSpec(layout(found, family, to), explode, provenance)
+    meta = pa.Table.from_batches([empty_batch(spec)]).to_pandas(types_mapper=pd.ArrowDtype)
+    directories = _portable(registry)
+    parts = [
+        delayed(_table_partition, pure=True)(part, directories, family, to, explode, provenance)
+        for part in items.to_delayed()
+    ]
+    return dd.from_delayed(parts, meta=meta, verify_meta=False)

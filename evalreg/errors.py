@@ -192,6 +192,13 @@ class PublishError(EvalregError):
         super().__init__(f"{path}: {message}" if path else message)
 
 
+_FEATURES = {
+    "arrow": "tables (Arrow, Parquet, `evalreg export`)",
+    "dask.dataframe": "Dask dataframes",
+}
+"""Features other than URL protocols that an extra installs, as a message names them."""
+
+
 class MissingExtraError(EvalregError, ImportError):
     """A URL's protocol, or a feature, needs a package that an extra of evalreg installs."""
 
@@ -202,6 +209,8 @@ class MissingExtraError(EvalregError, ImportError):
             message = f"no installed package reads {what}:// URLs"
         elif what == "dask":
             message = f"running on a Dask cluster needs the {extra} extra"
+        elif what in _FEATURES:
+            message = f"{_FEATURES[what]} need the {extra} extra"
         else:
             message = f"reading {what}:// URLs needs the {extra} extra"
         fix = f": pip install 'evalreg[{extra}]'" if extra else ""
@@ -228,3 +237,21 @@ class ConfigError(EvalregError, ValueError):
         self.key = key
         self.detail = message
         super().__init__(f"{path}: {key}: {message}" if key else f"{path}: {message}")
+
+
+class TableError(EvalregError, ValueError):
+    """A schema cannot be mapped to a table, or a table's rows cannot be turned into records.
+
+    Raised when the mapping is made (an `explode` pointer that is no array column, a column
+    name evalreg reserves), never part way through the rows.
+    """
+
+    def __init__(
+        self, message: str, family: str = "", version: str = "", pointer: str = ""
+    ) -> None:
+        self.family = family
+        self.version = version
+        self.pointer = pointer
+        where = f"{family} {version}".strip()
+        at = f" {pointer}" if pointer else ""
+        super().__init__(f"{where}{at}: {message}" if where or at else message)

@@ -1,8 +1,9 @@
 """The HTML pages of the published site: the index, and each family's changes, with no scripts.
 
 The index is what a consumer of the schemas opens first: every family with its versions, the
-compatibility of each version with the one before, links to each schema, its documentation
-page (when published with them), the family's changes and its rules, and how to use the URLs.
+compatibility of each version with the one before, links to each schema, its Arrow schema and
+Hugging Face `features` block, its documentation page (when published with them), the family's
+changes and its rules, and how to use the URLs.
 Each family's changes page lists every change between consecutive versions, breaking first, as
 `evalreg diff` judges them. Both pages are plain HTML with one inline style sheet: nothing is
 loaded from anywhere.
@@ -46,6 +47,8 @@ class PublishedFamily:
     """The versions published though not released (`drafts=True`)."""
     docs: Mapping[str, str] = field(default_factory=dict)
     """Version -> its documentation page, relative to the site (with `docs=True`)."""
+    tables: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    """Version -> its Arrow schema and its Hugging Face `features` block, relative to the site."""
 
 
 @dataclass(frozen=True)
