@@ -258,7 +258,7 @@ def test_new_version_refuses_a_version_that_cannot_name_a_file(
     make_registry_dir: RegistryFactory, version: str
 ) -> None:
     from evalreg.errors import InvalidVersionError
-    from evalreg.registry.lock import new_version
+    from evalreg.registry.drafting import new_version
 
     root = family(make_registry_dir)
     registry = evalreg.load_registry([root], builtin=False, verify=False)

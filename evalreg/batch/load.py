@@ -32,16 +32,18 @@ def load(
     params: Mapping[str, Any] | None = None,
     allow_loss: bool = False,
     registry: Registry | None = None,
+    drafts: bool = False,
 ) -> Iterator[Any]:
     """Yield the records of a JSON, JSONL or YAML file, migrated to version `to` when given.
 
-    `source` is a path or an open file. Without `to`, records are yielded as read.
+    `source` is a path or an open file. Without `to`, records are yielded as read. `to="latest"`
+    is the newest released version; with `drafts`, the newest version, drafts included.
 
     Raises:
         ReadError: a file or line cannot be read (raised when the loop reaches it).
         MigrationError: a record cannot be migrated to `to`.
     """
-    registry = registry or default_registry()
+    registry = (registry or default_registry()).with_drafts(drafts)
     if isinstance(source, (str, os.PathLike)):
         name = os.fspath(source)
         items = read_items(name)
