@@ -190,7 +190,7 @@ def test_new_version_writes_into_the_directory_given_with_its_own_version(
 ) -> None:
     mine = make_registry_dir({}, name="mine")
     before = sorted(p for p in drafted.rglob("*"))
-    code, out, err = run(
+    code, _, err = run(
         capsys, "--registry", str(drafted), "--registry", str(mine), "new-version",
         "demo.score", "1.3.0",
     )  # fmt: skip
@@ -220,7 +220,7 @@ def test_the_installed_directory_is_never_written(monkeypatch: pytest.MonkeyPatc
     registry = evalreg.load_registry()
     builtin = core.builtin_directory()
     monkeypatch.setattr(core, "installed_package", lambda: builtin)
-    with pytest.raises(RegistryError, match="installed with evalreg.*--registry DIR"):
+    with pytest.raises(RegistryError, match=r"installed with evalreg.*--registry DIR"):
         new_version(registry, "eee.aggregate", "9.0.0")
     with pytest.raises(RegistryError, match="installed with evalreg"):
         amend(registry, "eee.aggregate", "0.3.0", "a reason")

@@ -145,7 +145,8 @@ def load_directories(
     """Load the built-in registry directory, those in `EVALREG_PATH`, and `paths` as a `cls`.
 
     With `verify` (the default), every released schema is checked against the digest in its
-    directory's `registry.lock`; with `drafts`, "latest" includes draft versions. The schemas and patterns of every directory but the built-in
+    directory's `registry.lock`; with `drafts`, "latest" includes draft versions. The schemas
+    and patterns of every directory but the built-in
     one are checked as they load (`schemawalk.check_document`, `patterns.safe_pattern`), and
     their references must resolve.
 
