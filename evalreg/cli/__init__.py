@@ -8,7 +8,16 @@ prints, reads options or exits.
 May import: every other room.
 """
 
-from evalreg.cli import detection, migrating, publishing, schemas, validating
+from evalreg.cli import detection, migrating, publishing, schemas, upstream, validating
 from evalreg.cli.app import cli, main
 
-__all__ = ["cli", "detection", "main", "migrating", "publishing", "schemas", "validating"]
+__all__ = [
+    "cli",
+    "detection",
+    "main",
+    "migrating",
+    "publishing",
+    "schemas",
+    "upstream",
+    "validating",
+]

@@ -191,13 +191,25 @@ def diff_command(
 )
 @pass_context
 def changelog_command(context: Context, family: str, fmt: str, policy: str) -> None:
-    """Write a family's whole schema history, newest version first, for release notes."""
+    """Write a family's whole schema history, newest version first, for release notes.
+
+    Each version starts with the plain-language account of its migration step (the step's
+    own description), above the classified diff.
+    """
     from evalreg.diff import changelog_markdown
+    from evalreg.publish.upstream.describe import describe_steps
     from evalreg.registry.lock import amendment_notes
 
-    diffs = context.registry.history(family, policy=policy)
+    registry = context.registry
+    diffs = registry.history(family, policy=policy)
+    accounts = {
+        f"{family}@{info.target}": info.description
+        for info in describe_steps(registry, family)
+        if registry.versions(family).index(info.target)
+        == registry.versions(family).index(info.source) + 1
+    }
     if fmt == "json":
-        rows = [d.to_json() for d in reversed(diffs)]
+        rows = [d.to_json() | {"step": accounts.get(d.new_label)} for d in reversed(diffs)]
         emit(
             json.dumps(
                 {"family": family, "versions": rows}, indent=2, ensure_ascii=False, default=str
@@ -205,4 +217,4 @@ def changelog_command(context: Context, family: str, fmt: str, policy: str) -> N
         )
     else:
         notes = amendment_notes(context.registry, family, prefix=f"{family}@")
-        emit(changelog_markdown(family, diffs, notes))
+        emit(changelog_markdown(family, diffs, notes, accounts))

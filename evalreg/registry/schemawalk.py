@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 from evalreg.errors import RegistryError
-from evalreg.io.pointer import to_pointer
+from evalreg.io.pointer import split, to_pointer
 from evalreg.registry.patterns import shown, unsafe_reason
 
 MAX_SCHEMA_DEPTH = 200
@@ -192,3 +192,49 @@ def check_document(document: Any, path: str, base: str, *, probe: bool = False) 
 def patterns(document: Any, path: str, base: str) -> list[SchemaPattern]:
     """Return every regular expression of a schema document (see `walk` for what it raises)."""
     return [item for _, item in walk(document, path, base) if isinstance(item, SchemaPattern)]
+
+
+def schema_at(schema: Mapping[str, Any], pattern: str) -> dict[str, Any] | None:
+    """Return the subschema of `schema` that governs the values at `pattern`, refs included.
+
+    The subschema comes with the `definitions` / `$defs` of `schema`, so its local `$ref`s
+    still resolve. None where the way is not plain: through `anyOf`, `oneOf`, `if` or a
+    `$ref` that leaves the document.
+    """
+    node: Any = schema
+    for token in split(pattern):
+        node = _local(schema, node)
+        if not isinstance(node, Mapping) or node.keys() & {"anyOf", "oneOf", "if"}:
+            return None
+        properties = node.get("properties")
+        if isinstance(properties, Mapping) and token in properties:
+            node = properties[token]
+        elif token == "*" and isinstance(node.get("items"), Mapping):
+            node = node["items"]
+        elif token == "*" and isinstance(node.get("additionalProperties"), Mapping):
+            node = node["additionalProperties"]
+        else:
+            return None
+    node = _local(schema, node)
+    if not isinstance(node, Mapping):
+        return None
+    found = dict(node)
+    for keyword in ("definitions", "$defs"):
+        if keyword in schema and keyword not in found:
+            found[keyword] = schema[keyword]
+    return found
+
+
+def _local(schema: Mapping[str, Any], node: Any) -> Any:
+    """Follow a local `$ref` (`#/...`) from `node`, a few times at most; None if it leaves."""
+    for _ in range(16):
+        if not isinstance(node, Mapping) or "$ref" not in node:
+            return node
+        ref = node["$ref"]
+        if not isinstance(ref, str) or not ref.startswith("#"):
+            return None
+        target: Any = schema
+        for token in split(ref[1:]):
+            target = target.get(token) if isinstance(target, Mapping) else None
+        node = target
+    return None
