@@ -349,7 +349,7 @@ def _converted(value: Any, types: frozenset[str]) -> tuple[bool, Any]:
     kind = _json_type(value)
     if "array" in types and kind != "array":
         return True, [value]  # one value becomes a list of one
-    if "string" in types and kind in ("integer", "number", "boolean", "object", "array"):
+    if "string" in types and kind in ("integer", "number", "boolean", "null", "object", "array"):
         return True, as_text(value)  # JSON text reads back as the value
     if kind == "boolean" and types & {"number", "integer"}:
         return True, (1.0 if value else 0.0) if "number" in types else int(value)

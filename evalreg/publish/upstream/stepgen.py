@@ -6,7 +6,7 @@ the schema needs nothing. Each such change becomes one action, in this order:
 1. a property renamed or moved (the diff pairs them by equal schemas): `rename_member` or
    `move_value`; a move between places of different shapes is a TODO;
 2. a property removed where the new schema rejects it: `drop_member`, a loss (refused
-   without `--allow-loss`);
+   without `--allow-loss`), unless properties were added too (it may have moved): a TODO;
 3. a narrowed type: `convert_types`, whose conversions lose nothing (a value to a list of it,
    a value to its JSON text, a boolean to 1 or 0); a value with none refuses the record;
 4. a value newly required: its `default`, else a step parameter (`--set`) per member or for
@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from evalreg.io.pointer import split, to_pointer
@@ -127,6 +127,15 @@ def _types(schema: Any) -> tuple[str, ...]:
     return ()
 
 
+def _enum_types(schema: Any) -> tuple[str, ...]:
+    """Return the types of an `enum`'s values when all are scalars of one type."""
+    values = schema.get("enum") if isinstance(schema, Mapping) else None
+    if not isinstance(values, list) or not values:
+        return ()
+    kinds = {"string" if isinstance(v, str) else "" for v in values}
+    return ("string",) if kinds == {"string"} else ()
+
+
 def _identifier(text: str) -> str:
     name = re.sub(r"\W+", "_", text).strip("_").lower()
     return name if name and not name[0].isdigit() else f"p_{name}"
@@ -161,12 +170,21 @@ def generate_step(
     for change in moves:
         _move(plan, change)
         consumed |= {change.before, change.after}
+    added = {c.path for c in changes if c.kind == "property-added" and c.path not in consumed}
+    fills: list[Change] = []
     for change in changes:
         if change.path in consumed or change.kind in _QUIET:
             continue
         if "BACKWARD" not in change.breaks:
             continue
-        if change.kind == "property-removed":
+        if change.kind == "property-removed" and added:
+            shown = ", ".join(sorted(added)[:3]) + (", ..." if len(added) > 3 else "")
+            plan.todo(
+                change.path,
+                f"removed, while {shown} {'was' if len(added) == 1 else 'were'} added: if its "
+                "value moved there, carry it; else drop it with ctx.lose",
+            )
+        elif change.kind == "property-removed":
             parent, key = _parent_key(change.path)
             reason = f"{target} has no place for it"
             plan.code.append(
@@ -176,10 +194,22 @@ def generate_step(
             plan.losses.append(f"{change.path or '/'}: {reason}")
         elif change.kind in ("type-narrowed", "type-changed") and not change.undecided:
             _convert(plan, change)
+        elif _members_narrowed(change):
+            types = change.after["type"]
+            member = replace(
+                change,
+                path=change.path + "/*",
+                before=None if change.before in (True, None, {}) else change.before,
+                after=[types] if isinstance(types, str) else list(types),
+            )
+            _convert(plan, member)
         elif change.kind in ("property-added", "required-added"):
-            _fill(plan, change, new_document)
+            fills.append(change)
         else:
             plan.todo(change.path, f"{change.kind}, {change.summary}")
+    # Members before the objects that hold them: an object made from parameters reuses theirs.
+    for change in sorted(fills, key=lambda c: -len(split(c.path))):
+        _fill(plan, change, new_document)
     text = _render(plan, source, target, diff)
     return GeneratedStep(
         source,
@@ -217,23 +247,36 @@ def _move(plan: _Plan, change: Change) -> None:
     )
 
 
+def _members_narrowed(change: Change) -> bool:
+    """Tell whether undeclared members went from any value to values of some types only."""
+    after = change.after
+    return (
+        change.kind == "additional-properties-tightened"
+        and change.before in (True, None, {})
+        and isinstance(after, Mapping)
+        and set(after) == {"type"}
+        and isinstance(after["type"], (str, list))
+    )
+
+
 def _convert(plan: _Plan, change: Change) -> None:
     types = change.after
     if not isinstance(types, list) or not types:
         plan.todo(change.path, f"{change.kind}, {change.summary}")
         return
     before = change.before if isinstance(change.before, list) else None
-    missing = [t for t in before or ["object"] if not _convertible(t, types)]
+    kinds = before if before is not None else list(_ANY)
+    missing = [t for t in kinds if not _convertible(t, types)]
     shown = "any type" if before is None else "|".join(before or ["nothing"])
-    if before is not None and not missing:
-        refusal = f"{_show(change.path)}: a value of no type {'|'.join(before)} can have"
+    if not missing:
+        refusal = f"{_show(change.path)}: a value of no type {shown} can have"
         plan.code.append(
             f"    out = kit.convert_types(out, {_lit(change.path)}, {_lit(tuple(types))}, "
             f"{_lit(refusal)})"
         )
         plan.words.append(
             f"{_show(change.path)} is now {'|'.join(types)} (was {shown}): other values are "
-            f"converted without loss ({_how(before, types)})."
+            f"converted without loss ({_how(kinds, types)})."
         )
         return
     number = len(plan.todos) + 1
@@ -252,6 +295,7 @@ def _convert(plan: _Plan, change: Change) -> None:
     )
 
 
+_ANY = ("string", "integer", "number", "boolean", "null", "object", "array")
 _CONVERSIONS = {
     ("string", "array"): "a string to a list of it",
     ("integer", "array"): "a number to a list of it",
@@ -261,6 +305,7 @@ _CONVERSIONS = {
     ("integer", "string"): "a number to its text",
     ("number", "string"): "a number to its text",
     ("boolean", "string"): "a boolean to its JSON text",
+    ("null", "string"): "null to its JSON text",
     ("object", "string"): "an object to its JSON text",
     ("array", "string"): "an array to its JSON text",
     ("boolean", "number"): "a boolean to 1.0 or 0.0",
@@ -316,7 +361,7 @@ def _fill(plan: _Plan, change: Change, document: Mapping[str, Any]) -> None:
             f"{_show(change.path)} is required: records without it get its default {_lit(value)}."
         )
         return
-    members = _member_params(schema, document, key)
+    members = _member_params(schema, document, key, plan.params)
     if members is not None:
         for member in members.values():
             plan.params.setdefault(member.name, member)
@@ -332,7 +377,7 @@ def _fill(plan: _Plan, change: Change, document: Mapping[str, Any]) -> None:
         )
         return
     name = _identifier(key)
-    types = _types(schema) or ("string",)
+    types = _types(schema) or _enum_types(schema) or ("string",)
     plan.params.setdefault(name, StepParam(name, _describe(schema), types))
     plan.code.append(
         f"    out = kit.set_missing(out, {_lit(parent)}, {_lit(key)}, "
@@ -345,9 +390,13 @@ def _fill(plan: _Plan, change: Change, document: Mapping[str, Any]) -> None:
 
 
 def _member_params(
-    schema: Any, document: Mapping[str, Any], key: str
+    schema: Any, document: Mapping[str, Any], key: str, known: Mapping[str, StepParam]
 ) -> dict[str, StepParam] | None:
-    """Return a parameter per required member of an object of scalars, or None."""
+    """Return a parameter per required member of an object of scalars, or None.
+
+    A member that already has a parameter of its own name (a new member of the same object,
+    found earlier) keeps it; any other is named after the object and the member.
+    """
     if not isinstance(schema, Mapping) or _types(schema) != ("object",):
         return None
     required = schema.get("required")
@@ -357,10 +406,10 @@ def _member_params(
     found: dict[str, StepParam] = {}
     for member in required:
         sub = _local(document, properties.get(member))
-        types = _types(sub)
+        types = _types(sub) or _enum_types(sub)
         if not types or not set(types) <= _SCALARS:
             return None
-        name = _identifier(f"{key}_{member}")
+        name = member if member in known else _identifier(f"{key}_{member}")
         found[member] = StepParam(name, _describe(sub), types)
     return found
 

@@ -2,7 +2,8 @@
 
 The upstream schema is compared with the family's newest version (a draft waiting for release
 included, so that successive syncs make a chain). When the two differ in more than annotations
-(titles, descriptions, examples...), the proposal is a new version numbered
+(titles, descriptions, examples...), or the upstream schema states a newer version of itself
+(records will say so), the proposal is a new version numbered
 
 - `version=` when given;
 - else the version the upstream schema states of itself (a version marker's `const`, or a
@@ -113,13 +114,14 @@ def propose(
         old_label=f"{family}@{newest}",
         new_label=f"{family}@upstream",
     )
-    if not meaningful(diff):
-        return Proposal(family, newest, None, diff, new, None, published)
     markers = [m.pointer for m in manifest.markers]
+    stated = version_stated(new, markers)
+    restated = stated is not None and is_file_version(stated) and _newer(stated, newest, versions)
+    if not meaningful(diff) and not restated:
+        return Proposal(family, newest, None, diff, new, None, published)
     numbered = f"given with --version {version}"
     if version is None:
-        stated = version_stated(new, markers)
-        if stated is not None and is_file_version(stated) and _newer(stated, newest, versions):
+        if stated is not None and restated:
             version, numbered = stated, f"the version the upstream schema states ({stated})"
         else:
             level = _level(diff.compatibility, newest)
