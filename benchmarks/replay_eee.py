@@ -309,9 +309,8 @@ def main() -> None:
                 else ""
             )
             given = f" [params given: {', '.join(sorted(params))}]" if params else ""
-            print(
-                f"  {family} {source} -> {target}: {len(sample)} records: {shares or 'none'}{extra}{given}"
-            )
+            head = f"  {family} {source} -> {target}: {len(sample)} records"
+            print(f"{head}: {shares or 'none'}{extra}{given}")
     print(f"\nrecords given a different valid output: {different}")
     print(f"CPU time {time.process_time() - started:.1f} s")
     sys.exit(1 if different else 0)
