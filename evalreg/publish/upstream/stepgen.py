@@ -6,7 +6,8 @@ the schema needs nothing. Each such change becomes one action, in this order:
 1. a property renamed or moved (the diff pairs them by equal schemas): `rename_member` or
    `move_value`; a move between places of different shapes is a TODO;
 2. a property removed where the new schema rejects it: `drop_member`, a loss (refused
-   without `--allow-loss`), unless properties were added too (it may have moved): a TODO;
+   without `--allow-loss`), unless a property of its name was added elsewhere in another shape
+   (it may have moved): a TODO;
 3. a narrowed type: `convert_types`, whose conversions lose nothing (a value to a list of it,
    a value to its JSON text, a boolean to 1 or 0); a value with none refuses the record;
 4. a value newly required: its `default`, else a step parameter (`--set`) per member or for
@@ -177,12 +178,14 @@ def generate_step(
             continue
         if "BACKWARD" not in change.breaks:
             continue
-        if change.kind == "property-removed" and added:
-            shown = ", ".join(sorted(added)[:3]) + (", ..." if len(added) > 3 else "")
+        namesakes = sorted(
+            p for p in added if p.rpartition("/")[2] == change.path.rpartition("/")[2]
+        )
+        if change.kind == "property-removed" and namesakes:
             plan.todo(
                 change.path,
-                f"removed, while {shown} {'was' if len(added) == 1 else 'were'} added: if its "
-                "value moved there, carry it; else drop it with ctx.lose",
+                f"removed, while {', '.join(namesakes)} {'was' if len(namesakes) == 1 else 'were'} "
+                "added in another shape: carry its value there, or drop it with ctx.lose",
             )
         elif change.kind == "property-removed":
             parent, key = _parent_key(change.path)
