@@ -104,7 +104,10 @@ def propose(
     else:
         newest, old = against
     new = dict(published.document)
-    if isinstance(new.get("$id"), str) and registry.entry_by_id(new["$id"]) is not None:
+    given_id = new.get("$id")
+    if isinstance(given_id, str) and (
+        registry.entry_by_id(given_id) is not None or given_id == old.get("$id")
+    ):
         del new["$id"]  # the id of a version we have: the new version gets its own
     diff = diff_schemas(
         old,
