@@ -238,3 +238,24 @@ def test_upstream_git_checkout_and_history(
     assert done.value.code == 0, out
     assert out.count("draft 2.0.0") == 1 and "draft 1." not in out  # the retitle is no change
     assert (root / "schemas" / "demo.run" / "2.0.0.schema.json").is_file()
+
+
+def test_changelog_and_changes_page_put_each_step_s_words_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from evalreg.publish.site import publish
+
+    with pytest.raises(SystemExit):
+        main(["changelog", "eee.instance"])
+    text = capsys.readouterr().out
+    section = text[text.index("## eee.instance@0.2.1") :]
+    words = section.index("Rename interactions to messages")
+    assert words < section.index("Compared with eee.instance@0.2.0")
+    site = publish(evalreg.load_registry(), tmp_path / "site", families=["eee.instance"])
+    page = (site.out_dir / "eee.instance" / "changes.html").read_text()
+    part = page[page.index('id="v0.2.1"') :]
+    assert part.index('<p class="step">Rename interactions to messages') < part.index(
+        "Compared with"
+    )
+    changelog = (site.out_dir / "eee.instance" / "CHANGELOG.md").read_text()
+    assert "Rename interactions to messages" in changelog

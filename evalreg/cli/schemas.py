@@ -197,17 +197,12 @@ def changelog_command(context: Context, family: str, fmt: str, policy: str) -> N
     own description), above the classified diff.
     """
     from evalreg.diff import changelog_markdown
-    from evalreg.publish.upstream.describe import describe_steps
+    from evalreg.publish.upstream.describe import step_accounts
     from evalreg.registry.lock import amendment_notes
 
     registry = context.registry
     diffs = registry.history(family, policy=policy)
-    accounts = {
-        f"{family}@{info.target}": info.description
-        for info in describe_steps(registry, family)
-        if registry.versions(family).index(info.target)
-        == registry.versions(family).index(info.source) + 1
-    }
+    accounts = step_accounts(registry, family, registry.versions(family), f"{family}@")
     if fmt == "json":
         rows = [d.to_json() | {"step": accounts.get(d.new_label)} for d in reversed(diffs)]
         emit(

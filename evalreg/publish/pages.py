@@ -266,9 +266,16 @@ def _change_item(change: Change) -> str:
 
 
 def changes_html(
-    family: PublishedFamily, diffs: Sequence[SchemaDiff], notes: Mapping[str, Sequence[str]]
+    family: PublishedFamily,
+    diffs: Sequence[SchemaDiff],
+    notes: Mapping[str, Sequence[str]],
+    steps: Mapping[str, str] | None = None,
 ) -> str:
-    """Return a family's changes page: each version against the one before, newest first."""
+    """Return a family's changes page: each version against the one before, newest first.
+
+    `steps` gives each version's account in plain words (its migration step's description),
+    shown above the classified diff.
+    """
     name = family.family
     lines = _head(f"{name}: changes")
     lines += [
@@ -282,6 +289,9 @@ def changes_html(
         lines.append(f'<h2 id="v{_E(version)}">{_E(version)}</h2>')
         for note in notes.get(version, ()):
             lines.append(f'<p class="small"><em>{_E(note)}</em></p>')
+        account = (steps or {}).get(version, "")
+        paragraphs = [" ".join(p.split()) for p in account.strip().split("\n\n") if p.strip()]
+        lines += [f'<p class="step">{_E(p)}</p>' for p in paragraphs]
         diff = by_version.get(version)
         if diff is None:
             lines.append("<p>First published version.</p>")

@@ -8,7 +8,9 @@ from its loaded `PARAMS`; nothing is run.
 from __future__ import annotations
 
 import ast
+import itertools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -123,3 +125,22 @@ def describe_steps(registry: Registry, family: str) -> list[StepInfo]:
     modules = registry.steps(family).modules
     infos = [describe_step(m) for m in modules]
     return sorted(infos, key=lambda i: (parse_version(i.source), parse_version(i.target)))
+
+
+def step_accounts(
+    registry: Registry, family: str, versions: Sequence[str], prefix: str = ""
+) -> dict[str, str]:
+    """Return the description of the step into each of `versions` from the one before it.
+
+    Keys are `prefix` + version; a version reached by no direct step has none.
+
+    Raises:
+        UnknownFamilyError: no such family.
+        RegistryError: a step module is malformed.
+    """
+    direct = {(i.source, i.target): i.description for i in describe_steps(registry, family)}
+    return {
+        prefix + new: direct[(old, new)]
+        for old, new in itertools.pairwise(versions)
+        if (old, new) in direct
+    }
