@@ -144,9 +144,10 @@ def new_version_command(context: Context, family: str, version: str) -> None:
     for edit in created.edits:
         emit(f"  changed {edit}")
     emit(f"created {created.step_path} (upgrade() to fill in)")
+    where = f"--registry {context.target_directory} " if context.target_directory else ""
     emit(
-        f"next: edit the schema and the step, run `evalreg check --family {family}`, then "
-        f"`evalreg release {family} {created.version}`"
+        f"next: edit the schema and the step, run `evalreg {where}check --family {family}`, "
+        f"then `evalreg {where}release {family} {created.version}`"
     )
 
 

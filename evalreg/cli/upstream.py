@@ -91,9 +91,10 @@ def sync_command(
         _report(proposal)
         if not dry_run:
             _written(*write_proposal(registry, proposal, context.target_directory))
+            where = f"--registry {context.target_directory} " if context.target_directory else ""
             emit(
-                f"next: finish the step, run `evalreg check --family {name}`, then "
-                f"`evalreg release {name} {proposal.version}`"
+                f"next: finish the step, run `evalreg {where}check --family {name}`, then "
+                f"`evalreg {where}release {name} {proposal.version}`"
             )
 
 
