@@ -4,9 +4,10 @@ Every function here is pure: it returns new objects and never changes the ones i
 which is what a step's `upgrade` and `downgrade` must do too.
 
 The functions that take a pointer pattern (`values_at`, `update_at`, `rename_member`,
-`move_value`, `drop_member`, `set_missing`, `convert_types`, `require`) are those the steps that
-`evalreg sync` generates are written with; a `*` token of a pattern stands for every item of an
-array and every member of an object. They copy only what lies on the way to a change.
+`move_value`, `drop_member`, `set_missing`, `convert_types`, `require_valid`,
+`require_target`) are those the steps that `evalreg sync` generates are written with; a `*`
+token of a pattern stands for every item of an array and every member of an object. They copy
+only what lies on the way to a change.
 """
 
 from __future__ import annotations
@@ -30,14 +31,14 @@ __all__ = [
     "drop_member",
     "insert_after",
     "move_value",
-    "param",
     "param_object",
+    "param_value",
     "relabel",
     "rename_key",
     "rename_key_each",
     "rename_member",
-    "require",
     "require_target",
+    "require_valid",
     "schema_at",
     "set_missing",
     "to_pointer",
@@ -390,7 +391,7 @@ def _fragment_validator(text: str, dialect: str) -> Any:
     return cls(schema)
 
 
-def require(
+def require_valid(
     record: Any,
     pattern: str,
     fragment: Mapping[str, Any] | None,
@@ -414,7 +415,7 @@ def require(
             raise UnfinishedStepError(todo, where)
 
 
-def param(ctx: StepContext, name: str, types: tuple[str, ...] = ("string",)) -> Any:
+def param_value(ctx: StepContext, name: str, types: tuple[str, ...] = ("string",)) -> Any:
     """Return the step parameter `name` as a value of one of `types` (None when not given).
 
     `--set` gives text: where `types` has no `string`, the text is read as JSON.

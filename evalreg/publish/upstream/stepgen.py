@@ -384,7 +384,7 @@ def _fill(plan: _Plan, change: Change, document: Mapping[str, Any]) -> None:
     plan.params.setdefault(name, StepParam(name, _describe(schema), types))
     plan.code.append(
         f"    out = kit.set_missing(out, {_lit(parent)}, {_lit(key)}, "
-        f"kit.param(ctx, {_lit(name)}, {_lit(types)}), needs={_lit(name)})"
+        f"kit.param_value(ctx, {_lit(name)}, {_lit(types)}), needs={_lit(name)})"
     )
     plan.words.append(
         f"{_show(change.path)} is required and has no default: records without it get the "
