@@ -1,8 +1,8 @@
 """What each migration step says of itself, in plain words: for `evalreg steps`, the changelog,
 the site's changes pages and `evalreg check` (a generated step's unfinished TODOs).
 
-Read from the step module's text (its docstring and its `TODOS` and `LOSSES` constants) and
-from its loaded `PARAMS`; nothing is run.
+Read from the step module's text (its docstring, `FROM`, `TO`, `PARAMS`, `TODOS` and `LOSSES`),
+parsed and never imported: describing a registry runs none of its code.
 """
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from evalreg.engine.registry import Registry
-    from evalreg.engine.steps import StepModule
+    from evalreg.registry.core import BaseRegistry
 
 _LOSS_WORDS = re.compile(r"\b(lose|loses|lost|loss|dropped|drops)\b", re.IGNORECASE)
 
@@ -84,51 +83,98 @@ def todos_of(path: Path) -> tuple[str, ...]:
     return _constant(tree, "TODOS")
 
 
-def describe_step(module: StepModule) -> StepInfo:
-    """Return what a loaded step module says of itself."""
-    description = " ".join(module.doc.split("\n", 1)[:1]).strip()
-    text = module.doc.strip()
-    losses: tuple[str, ...] = ()
-    todos: tuple[str, ...] = ()
+def _literal(node: ast.expr | None) -> Any:
+    if node is None:
+        return None
     try:
-        tree = ast.parse(module.path.read_text(encoding="utf-8"))
+        return ast.literal_eval(node)
+    except ValueError:
+        return "(computed)"
+
+
+def _params(tree: ast.Module) -> tuple[tuple[str, str, Any], ...]:
+    """Return the `Param(...)` calls of `PARAMS` as (name, help, default), read as literals."""
+    found: list[tuple[str, str, Any]] = []
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if not any(isinstance(t, ast.Name) and t.id == "PARAMS" for t in targets):
+            continue
+        assert isinstance(node, ast.Assign)
+        items = node.value.elts if isinstance(node.value, (ast.Tuple, ast.List)) else []
+        for call in items:
+            if not isinstance(call, ast.Call):
+                continue
+            given = {k.arg: k.value for k in call.keywords if k.arg}
+            name = _literal(call.args[0]) if call.args else _literal(given.get("name"))
+            help_text = (
+                _literal(call.args[1]) if len(call.args) > 1 else _literal(given.get("help"))
+            )
+            default = (
+                _literal(call.args[2]) if len(call.args) > 2 else _literal(given.get("default"))
+            )
+            found.append((str(name), str(help_text or ""), default))
+    return tuple(found)
+
+
+def describe_file(path: Path, family: str) -> StepInfo | None:
+    """Return what a step module says of itself, read from its text (None: unreadable).
+
+    The module is parsed, never imported: describing a registry runs none of its code.
+    """
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
     except (OSError, SyntaxError, ValueError):
-        tree = None
-    if tree is not None:
-        losses, todos = _constant(tree, "LOSSES"), _constant(tree, "TODOS")
+        return None
+    constants: dict[str, Any] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name) and target.id in ("FROM", "TO"):
+                    constants[target.id] = _literal(node.value)
+    if not isinstance(constants.get("FROM"), str) or not isinstance(constants.get("TO"), str):
+        return None
+    text = (ast.get_docstring(tree) or "").strip()
+    losses, todos = _constant(tree, "LOSSES"), _constant(tree, "TODOS")
     if not losses:
         paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n|\n- ", text)]
         losses = tuple(p.lstrip("- ") for p in paragraphs[1:] if _LOSS_WORDS.search(p))
+    downgrade = any(
+        isinstance(node, ast.FunctionDef) and node.name == "downgrade" for node in tree.body
+    )
     return StepInfo(
-        module.family,
-        module.source,
-        module.target,
-        module.path,
-        description,
+        family,
+        constants["FROM"],
+        constants["TO"],
+        path,
+        text.split("\n", 1)[0].strip(),
         text,
-        tuple((p.name, p.help, p.default) for p in module.params),
+        _params(tree),
         losses,
         todos,
-        module.downgrade is not None,
+        downgrade,
     )
 
 
-def describe_steps(registry: Registry, family: str) -> list[StepInfo]:
-    """Return every step of a family, described, in version order.
+def describe_steps(registry: BaseRegistry, family: str) -> list[StepInfo]:
+    """Return every step of a family, described from its file, in version order.
 
     Raises:
         UnknownFamilyError: no such family.
-        RegistryError: a step module is malformed.
     """
-    from evalreg.registry.versions import parse_version
+    from evalreg.registry.versions import is_version, parse_version
 
-    modules = registry.steps(family).modules
-    infos = [describe_step(m) for m in modules]
+    infos = [
+        info
+        for path in registry.step_files(family)
+        if (info := describe_file(path, family)) is not None
+        and is_version(info.source)
+        and is_version(info.target)
+    ]
     return sorted(infos, key=lambda i: (parse_version(i.source), parse_version(i.target)))
 
 
 def step_accounts(
-    registry: Registry, family: str, versions: Sequence[str], prefix: str = ""
+    registry: BaseRegistry, family: str, versions: Sequence[str], prefix: str = ""
 ) -> dict[str, str]:
     """Return the description of the step into each of `versions` from the one before it.
 
@@ -136,7 +182,6 @@ def step_accounts(
 
     Raises:
         UnknownFamilyError: no such family.
-        RegistryError: a step module is malformed.
     """
     direct = {(i.source, i.target): i.description for i in describe_steps(registry, family)}
     return {
