@@ -38,9 +38,8 @@ def load_steps(run: Run, family: str) -> StepSet:
             run.add(
                 "error",
                 "unfinished",
-                f"the generated step is unfinished: {len(todos)} TODO"
-                f"{'s' if len(todos) > 1 else ''} left ({shown}); decide each, then remove it "
-                "from TODOS",
+                f"generated step with {len(todos)} TODO{'s' if len(todos) > 1 else ''} left "
+                f"({shown}); decide each, then remove it from TODOS",
                 family,
                 module.target,
                 path,

@@ -272,7 +272,7 @@ def _convert(plan: _Plan, change: Change) -> None:
     missing = [t for t in kinds if not _convertible(t, types)]
     shown = "any type" if before is None else "|".join(before or ["nothing"])
     if not missing:
-        refusal = f"{_show(change.path)}: a value of no type {shown} can have"
+        refusal = f"{_show(change.path)}: a value with no lossless conversion to {'|'.join(types)}"
         plan.code.append(
             f"    out = kit.convert_types(out, {_lit(change.path)}, {_lit(tuple(types))}, "
             f"{_lit(refusal)})"
