@@ -62,6 +62,8 @@ def sync_command(
         fail("no family's manifest names an upstream; give FAMILY and --schema FILE|URL")
     if len(families) > 1 and (location or version):
         fail("--schema and --version go with one FAMILY")
+    if history and (location or version):
+        fail("--history reads the checkout's own schemas and numbers each draft itself")
     for name in families:
         upstream = upstream_of(registry.manifest(name))
         if history:
