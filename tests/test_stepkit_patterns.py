@@ -93,7 +93,14 @@ def test_schema_at_follows_properties_items_and_refs() -> None:
     }
     found = schema_at(schema, "/a/*/x")
     assert found is not None and found["type"] == "integer" and "definitions" in found
-    assert schema_at({"anyOf": [{}]}, "/a") is None
+    cases = {"anyOf": [{"required": ["t"]}, {"required": ["u"]}]}
+    found = schema_at({**cases, "properties": {"a": {"type": "string"}}}, "/a")
+    assert found == {"type": "string"}  # the branches only require names: /a is the base's
+    said = {"anyOf": [{"properties": {"a": {"maxLength": 1}}}], "properties": {"a": {}}}
+    assert schema_at(said, "/a") is None  # a branch constrains /a too
+    assert (
+        schema_at({"allOf": [{"$ref": "https://elsewhere"}], "properties": {"a": {}}}, "/a") is None
+    )
 
 
 @pytest.mark.parametrize(

@@ -198,13 +198,14 @@ def schema_at(schema: Mapping[str, Any], pattern: str) -> dict[str, Any] | None:
     """Return the subschema of `schema` that governs the values at `pattern`, refs included.
 
     The subschema comes with the `definitions` / `$defs` of `schema`, so its local `$ref`s
-    still resolve. None where the way is not plain: through `anyOf`, `oneOf`, `if` or a
-    `$ref` that leaves the document.
+    still resolve. None where the way is not plain: a `$ref` that leaves the document, or a
+    combinator (`allOf`, `anyOf`, `oneOf`, `if`/`then`/`else`, `not`) on the way whose branches
+    say something of the next step (so the step's own declaration is not all that governs it).
     """
     node: Any = schema
     for token in split(pattern):
         node = _local(schema, node)
-        if not isinstance(node, Mapping) or node.keys() & {"anyOf", "oneOf", "if"}:
+        if not isinstance(node, Mapping) or _branches_mention(schema, node, token):
             return None
         properties = node.get("properties")
         if isinstance(properties, Mapping) and token in properties:
@@ -223,6 +224,36 @@ def schema_at(schema: Mapping[str, Any], pattern: str) -> dict[str, Any] | None:
         if keyword in schema and keyword not in found:
             found[keyword] = schema[keyword]
     return found
+
+
+_COMBINATORS = ("allOf", "anyOf", "oneOf", "if", "then", "else", "not")
+_MEMBER_KEYWORDS = ("patternProperties", "additionalProperties", "items", "dependentSchemas")
+
+
+def _branches_mention(
+    schema: Mapping[str, Any], node: Mapping[str, Any], token: str, depth: int = 0
+) -> bool:
+    """Tell whether a combinator of `node` constrains its member (or item) `token`."""
+    if depth > 16:
+        return True  # nested past reading: say it may
+    branches: list[Any] = []
+    for keyword in _COMBINATORS:
+        value = node.get(keyword)
+        branches += value if isinstance(value, list) else [value] if value is not None else []
+    for branch in branches:
+        branch = _local(schema, branch)
+        if not isinstance(branch, Mapping):
+            if branch is None or branch is False:
+                return True  # a branch we cannot read, or that refuses everything
+            continue
+        properties = branch.get("properties")
+        if isinstance(properties, Mapping) and (token in properties or token == "*"):
+            return True
+        if any(key in branch for key in _MEMBER_KEYWORDS) or _branches_mention(
+            schema, branch, token, depth + 1
+        ):
+            return True
+    return False
 
 
 def _local(schema: Mapping[str, Any], node: Any) -> Any:
