@@ -70,25 +70,28 @@ CONNECT_TIMEOUT = 30
 
 # -- registries on workers -----------------------------------------------------------------------
 
-Directories = tuple[str | None, ...]
-"""Registry directories as sent to workers: None stands for the worker's own built-in one."""
+Directories = tuple[tuple[str | None, ...], bool]
+"""Registry directories as sent to workers (None stands for the worker's own built-in one), and
+whether "latest" includes drafts."""
 _registries: dict[Directories, Registry] = {}
 
 
 def _portable(registry: Registry | None) -> Directories:
     """Return the directories of `registry` (default: the built-in one) as sent to workers."""
     if registry is None:
-        return (None,)
+        return ((None,), False)
     builtin = builtin_directory()
-    return tuple(None if d == builtin else str(d) for d in registry.directories)
+    paths = tuple(None if d == builtin else str(d) for d in registry.directories)
+    return (paths, registry.drafts)
 
 
 def _registry(directories: Directories) -> Registry:
     """Return the registry of `directories` in this process, loaded once."""
     found = _registries.get(directories)
     if found is None:
-        paths = [builtin_directory() if d is None else d for d in directories]
-        found = _registries[directories] = load_registry(paths, builtin=False)
+        folders, drafts = directories
+        paths = [builtin_directory() if d is None else d for d in folders]
+        found = _registries[directories] = load_registry(paths, builtin=False, drafts=drafts)
     return found
 
 

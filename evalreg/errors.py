@@ -141,6 +141,18 @@ class DataLossError(EvalregError):
         )
 
 
+class UnfinishedStepError(EvalregError):
+    """A generated step met a record its `TODO` concerns: a decision the step does not make yet."""
+
+    def __init__(self, todo: str, pointer: str) -> None:
+        self.todo = todo
+        self.pointer = pointer
+        super().__init__(
+            f"{pointer or '/'}: {todo} (unfinished generated step: finish this TODO, then "
+            "remove it from TODOS)"
+        )
+
+
 class MigrationError(EvalregError):
     """A record could not be migrated: a step failed or the result is invalid."""
 

@@ -2,28 +2,49 @@
 
 Every function here is pure: it returns new objects and never changes the ones it is given,
 which is what a step's `upgrade` and `downgrade` must do too.
+
+The functions that take a pointer pattern (`values_at`, `update_at`, `rename_member`,
+`move_value`, `drop_member`, `set_missing`, `convert_types`, `require_valid`,
+`require_target`) are those the steps that `evalreg sync` generates are written with; a `*`
+token of a pattern stands for every item of an array and every member of an object. They copy
+only what lies on the way to a change.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from functools import lru_cache
 from typing import Any
 
 from evalreg.engine.steps import Relabel, StepContext
+from evalreg.errors import UnfinishedStepError
 from evalreg.io.codec import clone, dumps, holds_exact
-from evalreg.io.pointer import to_pointer
+from evalreg.io.pointer import split, to_pointer
+from evalreg.registry.schemawalk import schema_at
 
 __all__ = [
     "as_text",
     "carry",
     "clone",
+    "convert_types",
+    "drop_member",
     "insert_after",
+    "move_value",
+    "param_object",
+    "param_value",
     "relabel",
     "rename_key",
     "rename_key_each",
+    "rename_member",
+    "require_target",
+    "require_valid",
+    "schema_at",
+    "set_missing",
     "to_pointer",
     "unchanged",
+    "update_at",
+    "values_at",
 ]
 
 _Step = Callable[[dict[str, Any], StepContext], dict[str, Any]]
@@ -136,14 +157,314 @@ def carry(
     return True
 
 
-__all__ = [
-    "as_text",
-    "carry",
-    "clone",
-    "insert_after",
-    "relabel",
-    "rename_key",
-    "rename_key_each",
-    "to_pointer",
-    "unchanged",
-]
+# -- pointer patterns, for generated steps ------------------------------------------------------
+
+
+def _children(node: Any, token: str) -> Iterator[tuple[str | int, Any]]:
+    if token == "*":
+        if isinstance(node, list):
+            yield from enumerate(node)
+        elif isinstance(node, dict):
+            yield from node.items()
+    elif isinstance(node, dict):
+        if token in node:
+            yield token, node[token]
+    elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+        yield int(token), node[int(token)]
+
+
+def values_at(record: Any, pattern: str) -> Iterator[tuple[str, Any]]:
+    """Yield the pointer and value of every place `pattern` reaches in `record`, in order."""
+
+    def walk(node: Any, rest: list[str], path: list[str | int]) -> Iterator[tuple[str, Any]]:
+        if not rest:
+            yield to_pointer(path), node
+            return
+        for key, child in _children(node, rest[0]):
+            yield from walk(child, rest[1:], [*path, key])
+
+    yield from walk(record, split(pattern), [])
+
+
+def update_at(record: Any, pattern: str, change: Callable[[str, Any], Any]) -> Any:
+    """Return `record` with `change(pointer, value)` put in place of every value `pattern` reaches.
+
+    Only the objects and arrays on the way to a value that `change` replaced (returned another
+    object) are copied; `record` itself is never changed.
+    """
+
+    def walk(node: Any, rest: list[str], path: list[str | int]) -> Any:
+        if not rest:
+            return change(to_pointer(path), node)
+        updates = {}
+        for key, child in _children(node, rest[0]):
+            new = walk(child, rest[1:], [*path, key])
+            if new is not child:
+                updates[key] = new
+        if not updates:
+            return node
+        copied: Any = list(node) if isinstance(node, list) else dict(node)
+        for key, new in updates.items():
+            copied[key] = new
+        return copied
+
+    return walk(record, split(pattern), [])
+
+
+def rename_member(record: Any, parent: str, old: str, new: str, ctx: StepContext) -> Any:
+    """Return `record` with the member `old` of every object at `parent` named `new`.
+
+    The member keeps its place among the others. Where the object already holds `new` with
+    another value, the old value is reported lost (`ctx.lose`).
+    """
+
+    def rename(where: str, node: Any) -> Any:
+        if not isinstance(node, dict) or old not in node:
+            return node
+        source, target = where + to_pointer([old]), where + to_pointer([new])
+        if new in node and node[new] != node[old]:
+            ctx.lose(source, f"{target} already holds another value")
+            return {k: v for k, v in node.items() if k != old}
+        ctx.moved(source, target)
+        return {(new if k == old else k): v for k, v in node.items() if k != new or k == old}
+
+    return update_at(record, parent, rename)
+
+
+def move_value(record: Any, source: str, target: str, ctx: StepContext) -> Any:
+    """Return `record` with the value at `source` moved to `target` (patterns of one shape).
+
+    `source` and `target` must agree up to their last `*`: the value moves within each place
+    the common part reaches. Objects on the way to `target` are made where missing; a value
+    that would overwrite another, or whose way is blocked by a value that is no object, is
+    reported lost.
+
+    Raises:
+        ValueError: the patterns do not agree up to their last `*`.
+    """
+    src, dst = split(source), split(target)
+    stars = [i for i, t in enumerate(src) if t == "*"] + [i for i, t in enumerate(dst) if t == "*"]
+    cut = 1 + max(stars) if stars else 0
+    if src[:cut] != dst[:cut] or "*" in src[cut:] + dst[cut:] or not src[cut:] or not dst[cut:]:
+        raise ValueError(f"cannot move {source} to {target}: their shapes differ")
+    head = to_pointer(src[:cut])
+
+    def move(where: str, node: Any) -> Any:
+        holder: Any = node
+        for token in src[cut:-1]:
+            holder = holder.get(token) if isinstance(holder, dict) else None
+        if not isinstance(holder, dict) or src[-1] not in holder:
+            return node
+        value = holder[src[-1]]
+        was = where + to_pointer(src[cut:])
+        now = where + to_pointer(dst[cut:])
+        out = _without(node, src[cut:])
+        place: Any = out
+        for token in dst[cut:-1]:
+            child = place.get(token, {}) if isinstance(place, dict) else None
+            if not isinstance(child, dict):
+                ctx.lose(was, f"{now} cannot be made: a value that is no object is in the way")
+                return out
+            place[token] = child = dict(child)
+            place = child
+        if dst[-1] in place and place[dst[-1]] != value:
+            ctx.lose(was, f"{now} already holds another value")
+            return out
+        place[dst[-1]] = value
+        ctx.moved(was, now)
+        return out
+
+    return update_at(record, head, move)
+
+
+def _without(node: dict[str, Any], path: list[str]) -> dict[str, Any]:
+    """Return a copy of `node` without the member at `path` (copying the objects on the way)."""
+    out = dict(node)
+    if len(path) == 1:
+        del out[path[0]]
+    else:
+        out[path[0]] = _without(out[path[0]], path[1:])
+    return out
+
+
+def drop_member(record: Any, parent: str, key: str, ctx: StepContext, reason: str) -> Any:
+    """Return `record` without the member `key` of every object at `parent`, each reported lost.
+
+    Raises:
+        DataLossError: a member is there and the user did not allow loss.
+    """
+
+    def drop(where: str, node: Any) -> Any:
+        if not isinstance(node, dict) or key not in node:
+            return node
+        ctx.lose(where + to_pointer([key]), reason)
+        return {k: v for k, v in node.items() if k != key}
+
+    return update_at(record, parent, drop)
+
+
+def set_missing(record: Any, parent: str, key: str, value: Any, *, needs: str | None = None) -> Any:
+    """Return `record` with `key` set to a copy of `value` in every object at `parent` lacking it.
+
+    `value` None with `needs` (the name of the step parameter that gives it) refuses a record
+    that lacks the member: the value must come from `--set NEEDS=VALUE`.
+
+    Raises:
+        ValueError: a record lacks the member and the parameter `needs` was not given.
+    """
+
+    def fill(where: str, node: Any) -> Any:
+        if not isinstance(node, dict) or key in node:
+            return node
+        if value is None and needs is not None:
+            raise ValueError(
+                f"{where + to_pointer([key])} is required and the record has none: give it "
+                f"with --set {needs}=VALUE"
+            )
+        return {**node, key: clone(value)}
+
+    return update_at(record, parent, fill)
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "integer" if value.is_integer() else "number"
+    if isinstance(value, str):
+        return "string"
+    if value is None:
+        return "null"
+    return "array" if isinstance(value, list) else "object"
+
+
+def _fits(value: Any, types: frozenset[str]) -> bool:
+    kind = _json_type(value)
+    return kind in types or (kind == "integer" and "number" in types)
+
+
+def _converted(value: Any, types: frozenset[str]) -> tuple[bool, Any]:
+    """Return a lossless conversion of `value` to one of `types`, if there is one."""
+    kind = _json_type(value)
+    if "array" in types and kind != "array":
+        return True, [value]  # one value becomes a list of one
+    if "string" in types and kind in ("integer", "number", "boolean", "null", "object", "array"):
+        return True, as_text(value)  # JSON text reads back as the value
+    if kind == "boolean" and types & {"number", "integer"}:
+        return True, (1.0 if value else 0.0) if "number" in types else int(value)
+    return False, value
+
+
+def convert_types(record: Any, pattern: str, types: tuple[str, ...], todo: str) -> Any:
+    """Return `record` with every value at `pattern` of a type outside `types` converted.
+
+    Conversions that lose nothing: one value to a list of it; a number, boolean, object or
+    array to its JSON text; a boolean to 1 or 0. A value with no such conversion refuses the
+    record, naming `todo`.
+
+    Raises:
+        UnfinishedStepError: a value has no lossless conversion.
+    """
+    wanted = frozenset(types)
+
+    def convert(where: str, value: Any) -> Any:
+        if _fits(value, wanted):
+            return value
+        ok, new = _converted(value, wanted)
+        if not ok:
+            raise UnfinishedStepError(todo, where)
+        return new
+
+    return update_at(record, pattern, convert)
+
+
+@lru_cache(maxsize=256)
+def _fragment_validator(text: str, dialect: str) -> Any:
+    import jsonschema
+
+    schema = json.loads(text)
+    cls = jsonschema.validators.validator_for(
+        {"$schema": dialect}, default=jsonschema.Draft7Validator
+    )
+    return cls(schema)
+
+
+def require_valid(
+    record: Any,
+    pattern: str,
+    fragment: Mapping[str, Any] | None,
+    todo: str,
+    dialect: str = "http://json-schema.org/draft-07/schema#",
+) -> None:
+    """Refuse `record`, naming `todo`, where a value at `pattern` fails `fragment`.
+
+    `fragment` is the part of the new schema the value must meet (None: any value there is
+    refused, the step not knowing what to do with it).
+
+    Raises:
+        UnfinishedStepError: a value at `pattern` fails `fragment`.
+    """
+    check = None
+    if fragment is not None:
+        text = json.dumps(fragment, sort_keys=True)
+        check = _fragment_validator(text, dialect)
+    for where, value in values_at(record, pattern):
+        if check is None or not check.is_valid(value):
+            raise UnfinishedStepError(todo, where)
+
+
+def param_value(ctx: StepContext, name: str, types: tuple[str, ...] = ("string",)) -> Any:
+    """Return the step parameter `name` as a value of one of `types` (None when not given).
+
+    `--set` gives text: where `types` has no `string`, the text is read as JSON.
+    """
+    value = ctx.params.get(name)
+    if isinstance(value, str) and "string" not in types:
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def param_object(ctx: StepContext, members: Mapping[str, str]) -> dict[str, Any] | None:
+    """Return an object of step parameters, member by parameter name (None if one is missing)."""
+    found = {member: ctx.params.get(name) for member, name in members.items()}
+    return None if any(value is None for value in found.values()) else found
+
+
+@lru_cache(maxsize=64)
+def _target_schema(step_file: str, version: str) -> Any:
+    from pathlib import Path
+
+    step = Path(step_file)
+    path = step.parents[2] / "schemas" / step.parent.name / f"{version}.schema.json"
+    return json.loads(path.read_bytes())
+
+
+def require_target(record: Any, pattern: str, step_file: str, version: str, todo: str) -> None:
+    """Refuse `record`, naming `todo`, where a value at `pattern` is not valid at `version`.
+
+    The schema of `version` is read beside the step (`schemas/<family>/<version>.schema.json`
+    of the step's registry directory); where it does not say plainly what governs `pattern`,
+    any value there is refused.
+
+    Raises:
+        UnfinishedStepError: a value at `pattern` is not valid at `version`.
+    """
+    check = _target_check(step_file, version, pattern)
+    for where, value in values_at(record, pattern):
+        if check is None or not check.is_valid(value):
+            raise UnfinishedStepError(todo, where)
+
+
+@lru_cache(maxsize=256)
+def _target_check(step_file: str, version: str, pattern: str) -> Any:
+    schema = _target_schema(step_file, version)
+    fragment = schema_at(schema, pattern) if isinstance(schema, dict) else None
+    if fragment is None:
+        return None
+    dialect = schema.get("$schema") or "http://json-schema.org/draft-07/schema#"
+    return _fragment_validator(json.dumps(fragment, sort_keys=True), dialect)

@@ -267,14 +267,16 @@ def load(
     provenance: bool = False,
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
+    drafts: bool = False,
 ) -> Records:
     """Yield the records of files, folders, globs or URLs, migrated to version `to` if given.
 
     `source` is a path (a file, a folder, a local glob such as `data/**/*.json`, a URL, a URL
     folder or glob), a list of them, or an open file. Folders are walked as the command line
     walks them, with its `include` and `exclude` globs. Without `to`, records are yielded as
-    read. With `provenance`, each is a `Loaded`: the record with its source, line, family,
-    detected version, target version and migration notes. `errors` says what a record that
+    read; `to="latest"` is the newest released version (with `drafts`, the newest version,
+    drafts included). With `provenance`, each is a `Loaded`: the record with its source, line,
+    family, detected version, target version and migration notes. `errors` says what a record that
     cannot be read or migrated does: `raise` (the default; the message names its place),
     `skip` (counted in the result's `skipped`) or `collect` (its `Problem` kept in the
     result's `problems`).
@@ -287,7 +289,7 @@ def load(
     """
     if errors not in ERROR_MODES:
         raise ParameterError(f"errors must be one of {', '.join(ERROR_MODES)}, not {errors!r}")
-    registry = registry or default_registry()
+    registry = (registry or default_registry()).with_drafts(drafts)
     if hasattr(source, "read"):
         sources: Any = source
     elif isinstance(source, (str, os.PathLike)):

@@ -166,7 +166,7 @@ START_METHOD: str | None = None
 _registry: Registry | None = None
 
 
-def _start_worker(directories: Sequence[str] | None) -> None:
+def _start_worker(directories: Sequence[str] | None, drafts: bool = False) -> None:
     """Set up a worker: its signals, and its registry if it was not forked from the parent."""
     global _registry
     if directories is not None:
@@ -175,7 +175,7 @@ def _start_worker(directories: Sequence[str] | None) -> None:
     if directories is not None:
         from evalreg.engine.registry import load_registry
 
-        _registry = load_registry(directories, builtin=False)
+        _registry = load_registry(directories, builtin=False, drafts=drafts)
 
 
 def _call(task: tuple[Callable[..., R], Any, tuple[Any, ...]]) -> R:
@@ -241,7 +241,7 @@ def imap(
         _registry = registry
         gc.freeze()  # workers share the parent's objects: keep the collector from copying them
     else:
-        initargs = (tuple(str(d) for d in registry.directories),)
+        initargs = (tuple(str(d) for d in registry.directories), registry.drafts)
     sent: deque[U] = deque()
     window = threading.Semaphore(WINDOW_PER_JOB * jobs)
     stopped = threading.Event()

@@ -325,7 +325,11 @@ def to_arrow(
     table's schema metadata holds no problems: use `iter_batches` to see them.
 
     Raises:
-        as `iter_batches`.
+        MissingExtraError: pyarrow (the `arrow` extra) or a URL's package is not installed.
+        UnknownFamilyError, UnknownVersionError: the family or version is unknown.
+        TableError: the version cannot be a table, or `explode` names no array column.
+        ReadError, MigrationError: with `errors="raise"`, a record that cannot be read or
+            migrated (or made a row).
     """
     import pyarrow as pa
 

@@ -8,7 +8,15 @@ prints, reads options or exits.
 May import: every other room.
 """
 
-from evalreg.cli import detection, exporting, migrating, publishing, schemas, validating
+from evalreg.cli import (
+    detection,
+    exporting,
+    migrating,
+    publishing,
+    schemas,
+    upstream,
+    validating,
+)
 from evalreg.cli.app import cli, main
 
 __all__ = [
@@ -19,5 +27,6 @@ __all__ = [
     "migrating",
     "publishing",
     "schemas",
+    "upstream",
     "validating",
 ]

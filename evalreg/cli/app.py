@@ -28,9 +28,15 @@ EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 class Context:
     """What every command shares: the registry directories asked for, and the loaded registry."""
 
-    def __init__(self, registry_dirs: tuple[str, ...]) -> None:
+    def __init__(self, registry_dirs: tuple[str, ...], drafts: bool = False) -> None:
         self.registry_dirs = registry_dirs
+        self.drafts = drafts
         self._registry: Registry | None = None
+
+    @property
+    def target_directory(self) -> str | None:
+        """Return the registry directory to write into: the one --registry gave, if one."""
+        return self.registry_dirs[0] if len(self.registry_dirs) == 1 else None
 
     @property
     def registry(self) -> Registry:
@@ -38,7 +44,7 @@ class Context:
         if self._registry is None:
             from evalreg.engine.registry import load_registry
 
-            self._registry = load_registry(self.registry_dirs)
+            self._registry = load_registry(self.registry_dirs, drafts=self.drafts)
         return self._registry
 
 
@@ -117,14 +123,20 @@ pass_context = click.make_pass_decorator(Context)
     help="Add a registry directory (registry/, schemas/, migrations/); repeatable. "
     "EVALREG_PATH adds more, separated by the OS path separator.",
 )
+@click.option(
+    "--drafts",
+    is_flag=True,
+    help="Count draft versions (not recorded in registry.lock) as `latest`, in every command.",
+)
 @click.pass_context
-def cli(ctx: click.Context, registry_dirs: tuple[str, ...]) -> None:
+def cli(ctx: click.Context, registry_dirs: tuple[str, ...], drafts: bool) -> None:
     """Detect, validate, migrate, diff and publish versioned LLM-evaluation data.
 
     Families and versions come from the built-in registry directory, the directories in
-    EVALREG_PATH, and --registry.
+    EVALREG_PATH, and --registry. `latest` means the newest released version (recorded in
+    registry.lock) unless --drafts is given.
     """
-    ctx.obj = Context(registry_dirs)
+    ctx.obj = Context(registry_dirs, drafts)
 
 
 # -- entry point -------------------------------------------------------------------------------

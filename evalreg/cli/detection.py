@@ -151,6 +151,8 @@ _STATES = {
 def _state(row: Row) -> str:
     if row.state == "latest":
         return "latest"
+    if row.state == "draft":
+        return f"draft (newer than the latest release {row.latest})"
     if row.state == "behind":
         required = f"behind required {row.required}, " if row.below_required else ""
         return f"{required}behind latest {row.latest}"

@@ -92,8 +92,9 @@ class _Route:
             UnknownVersionError: `to` is no version of the family.
             NoMigrationPathError: no chain connects the two versions.
         """
-        cache: dict[tuple[str, str, str], _Route] = _memo(registry, "routes")
-        route = cache.get((family, source, to))
+        # `latest` depends on whether drafts count; registries that differ only there share it
+        cache: dict[tuple[str, str, str, bool], _Route] = _memo(registry, "routes")
+        route = cache.get((family, source, to, registry.drafts))
         if route is None:
             target = registry.resolve_version(family, to)
             steps = step_set(registry, family)
@@ -102,7 +103,7 @@ class _Route:
             defaults = MappingProxyType(dict(steps.defaults(source, target)))
             writer = _Writer.of(registry, family)
             route = cls(target, chain, defaults, _fuse(each), each, writer)
-            cache[family, source, to] = route
+            cache[family, source, to, registry.drafts] = route
         return route
 
 

@@ -129,13 +129,25 @@ def _sections(diff: SchemaDiff) -> tuple[tuple[str, list[Change]], ...]:
 
 
 def changes_html(
-    family: PublishedFamily, diffs: Sequence[SchemaDiff], notes: Mapping[str, Sequence[str]]
+    family: PublishedFamily,
+    diffs: Sequence[SchemaDiff],
+    notes: Mapping[str, Sequence[str]],
+    steps: Mapping[str, str] | None = None,
 ) -> str:
-    """Return a family's changes page: each version against the one before, newest first."""
+    """Return a family's changes page: each version against the one before, newest first.
+
+    `steps` gives each version's account in plain words (its migration step's description),
+    shown above the classified diff.
+    """
+    accounts = {
+        version: [" ".join(p.split()) for p in text.strip().split("\n\n") if p.strip()]
+        for version, text in (steps or {}).items()
+    }
     return _render(
         "changes.html",
         family=family,
         diffs={diff.new_label: diff for diff in diffs},
         notes=notes,
+        accounts=accounts,
         sections=_sections,
     )

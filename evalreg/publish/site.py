@@ -250,11 +250,15 @@ def _diffs(registry: Registry, family: str, versions: Sequence[str]) -> list[Sch
 
 
 def _changelog(
-    family: str, versions: Sequence[str], diffs: Sequence[SchemaDiff], notes: Mapping[str, Any]
+    family: str,
+    versions: Sequence[str],
+    diffs: Sequence[SchemaDiff],
+    notes: Mapping[str, Any],
+    steps: Mapping[str, str],
 ) -> str:
     from evalreg.diff import changelog_markdown
 
-    text = changelog_markdown(family, diffs, notes)
+    text = changelog_markdown(family, diffs, notes, steps)
     first = "".join(f"\n*{note}*\n" for note in notes.get(versions[0], ()))
     return text + f"\n## {versions[0]}\n\nFirst published version.\n{first}"
 
@@ -286,6 +290,7 @@ def publish(
             is not a folder, or a documentation page cannot be made.
         RegistryError: a file cannot be written.
     """
+    from evalreg.publish.upstream.describe import step_accounts
     from evalreg.registry.lock import amendment_notes
     from evalreg.registry.lock import drafts as draft_entries
 
@@ -301,7 +306,7 @@ def publish(
     contents: dict[str, str] = {}
     documents: dict[str, Any] = {}
     published: list[PublishedFamily] = []
-    pages: list[tuple[PublishedFamily, list[SchemaDiff], Mapping[str, Any]]] = []
+    pages: list[tuple[PublishedFamily, list[SchemaDiff], Mapping[str, Any], Mapping[str, str]]] = []
     for family in names:
         versions = tuple(v for v in registry.versions(family) if (family, v) not in skipped)
         if not versions:
@@ -324,7 +329,8 @@ def publish(
             registry.entry(family, versions[-1]), published_url(base, family, LATEST_NAME), urls
         )
         contents[f"{family}/{LATEST_NAME}.schema.json"] = _dump(latest_doc)
-        contents[f"{family}/CHANGELOG.md"] = _changelog(family, versions, diffs, notes)
+        steps = step_accounts(registry, family, versions)
+        contents[f"{family}/CHANGELOG.md"] = _changelog(family, versions, diffs, notes, steps)
         item = PublishedFamily(
             family,
             manifest.title,
@@ -339,9 +345,11 @@ def publish(
             tables,
         )
         published.append(item)
-        pages.append((item, diffs, notes))
-    for done, its_diffs, its_notes in pages:
-        contents[f"{done.family}/{CHANGES_PAGE}"] = changes_html(done, its_diffs, its_notes)
+        pages.append((item, diffs, notes, steps))
+    for done, its_diffs, its_notes, its_steps in pages:
+        contents[f"{done.family}/{CHANGES_PAGE}"] = changes_html(
+            done, its_diffs, its_notes, its_steps
+        )
     contents["catalog.json"] = _dump(_catalog(published, base))
     contents["index.html"] = index_html(published, base)
     written, kept = _write_site(out, previous, contents, documents, published if docs else [])

@@ -23,7 +23,7 @@ from evalreg.registry.core import (
     builtin_directory,
     default_id,
 )
-from evalreg.registry.lock import verify_lock
+from evalreg.registry.lock import entry_directory, read_lock, verify_lock
 from evalreg.registry.manifest import FamilyManifest, load_manifest
 from evalreg.registry.versions import MAX_FILE_VERSION_LENGTH, is_file_version, match_version
 
@@ -120,20 +120,35 @@ def _modules(
     return found
 
 
+def _released(
+    directories: Iterable[Path], schemas: Mapping[str, Mapping[str, SchemaEntry]]
+) -> dict[str, set[str]]:
+    """Return the versions of each family that their directory's lock file records."""
+    locks = {directory: read_lock(directory) for directory in directories}
+    released: dict[str, set[str]] = {}
+    for family, versions in schemas.items():
+        for version, entry in versions.items():
+            lock = locks.get(entry_directory(entry))
+            if lock is not None and lock.digest(family, version) is not None:
+                released.setdefault(family, set()).add(version)
+    return released
+
+
 def load_directories(
     paths: Iterable[str | os.PathLike[str]] | None,
     cls: type[_R],
     *,
     builtin: bool = True,
     verify: bool = True,
+    drafts: bool = False,
 ) -> _R:
     """Load the built-in registry directory, those in `EVALREG_PATH`, and `paths` as a `cls`.
 
     With `verify` (the default), every released schema is checked against the digest in its
-    directory's `registry.lock`. Every manifest pattern is compiled by RE2 as it loads
-    (`patterns.safe_pattern`). The schemas of every directory but the built-in one are checked
-    as they load (`schemawalk.check_document`: their patterns too), and their references must
-    resolve.
+    directory's `registry.lock`; with `drafts`, "latest" includes draft versions. Every manifest
+    pattern is compiled by RE2 as it loads (`patterns.safe_pattern`). The schemas of every
+    directory but the built-in one are checked as they load (`schemawalk.check_document`: their
+    patterns too), and their references must resolve.
 
     Raises:
         RegistryError: a directory is missing or malformed, or two directories define one family.
@@ -184,7 +199,15 @@ def load_directories(
 
     step_files = _modules(directories, "migrations", manifests)
     rule_files = _modules(directories, "rules", manifests)
-    registry = cls(directories, manifests, schemas, step_files, rule_files)
+    registry = cls(
+        directories,
+        manifests,
+        schemas,
+        step_files,
+        rule_files,
+        _released(directories, schemas),
+        drafts=drafts,
+    )
     for entry in untrusted:
         registry.check_refs(entry.family, entry.version)
     if verify:

@@ -585,11 +585,6 @@ PLACE = obj({"lat": {"type": "number"}, "lon": {"type": "number"}, "alt": {}}, [
         ),
         pytest.param({"a": {"type": "string"}}, {"b": {"type": "string"}}, id="leaves"),
         pytest.param(
-            {"author": obj({"name": {}, "email": {}})},
-            {"owner": obj({"name": {}, "email": {}})},
-            id="too-few-members",
-        ),
-        pytest.param(
             {"author": PERSON},
             {"authors": {"type": "array", "items": PERSON}},
             id="other-types",

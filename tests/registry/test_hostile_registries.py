@@ -389,7 +389,7 @@ def test_new_version_refuses_a_version_that_cannot_name_a_file(
     make_registry_dir: RegistryFactory, version: str
 ) -> None:
     from evalreg.errors import InvalidVersionError
-    from evalreg.registry.lock import new_version
+    from evalreg.registry.drafting import new_version
 
     root = family(make_registry_dir)
     registry = evalreg.load_registry([root], builtin=False, verify=False)
@@ -556,6 +556,7 @@ def trusting(make_registry_dir: RegistryFactory, tmp_path: Path) -> tuple[Path, 
         (("status", "{data}"), set()),
         (("diff", "acme.run", "1.0", "2.0"), set()),
         (("changelog", "acme.run"), set()),
+        (("steps", "acme.run"), set()),
         (("validate", "--no-rules", "{data}"), set()),
         (("validate", "{data}"), {"rule"}),
         (("validate", "--rule", "acme.none", "{data}"), {"rule"}),

@@ -13,6 +13,7 @@ import evalreg
 from evalreg import load_registry
 from evalreg.errors import IntegrityError, InvalidVersionError, RegistryError
 from evalreg.registry.core import builtin_directory
+from evalreg.registry.drafting import new_version
 from evalreg.registry.lock import (
     LOCK_NAME,
     amend,
@@ -23,7 +24,6 @@ from evalreg.registry.lock import (
     file_digest,
     is_released,
     lock_errors,
-    new_version,
     read_lock,
     release,
 )
@@ -196,12 +196,13 @@ def test_new_version_then_release_round_trip(demo: Path) -> None:
     assert any("const" in edit for edit in created.edits)
 
     registry = load_registry([demo], builtin=False)
-    assert registry.latest("demo.score") == "1.2.0"
+    assert registry.latest("demo.score") == "1.1.0"  # a draft is not the latest
+    assert load_registry([demo], builtin=False, drafts=True).latest("demo.score") == "1.2.0"
     assert not is_released(registry, "demo.score", "1.2.0")
     step = registry.plan("demo.score", "1.1.0", "1.2.0")[0]
     assert step.module.doc.startswith("TODO")
     record = {"schema_version": "1.0.0", "name": "run", "score": 0.5}
-    result = registry.migrate(record, "latest")
+    result = registry.migrate(record, "1.2.0")
     assert result.ok and result.record == {**record, "schema_version": "1.2.0"}
 
     released = release(registry, "demo.score", "1.2.0")
