@@ -218,3 +218,16 @@ class ClusterError(EvalregError):
             f"cannot use the Dask scheduler {address!r}: {reason} "
             "(give its address as tcp://HOST:PORT, or `local`)"
         )
+
+
+class OutputOverlapError(EvalregError):
+    """An output folder is, contains or lies inside an input folder (or would replace an input)."""
+
+    def __init__(self, output: str, source: str, how: str) -> None:
+        self.output = output
+        self.source = source
+        self.how = how
+        super().__init__(
+            f"the output folder {output} {how} {source}: migrated files would be written over "
+            "or among the files being read; choose an output folder outside the input"
+        )

@@ -34,6 +34,7 @@ from evalreg.batch.migrate_file import (
 from evalreg.batch.walk import iter_files
 from evalreg.engine.migrate import MigrationResult
 from evalreg.engine.registry import Registry
+from evalreg.errors import OutputOverlapError
 from evalreg.io import remote
 from evalreg.io.readers import RangeItems
 from evalreg.io.writers import leftovers, sync_folders, sync_written
@@ -258,6 +259,8 @@ def migrate_paths(
     Whole files are written by the process that migrates them; the migrated lines of a range of
     a large JSONL file come back to this process, which writes the file.
     """
+    if options.out is not None and not options.dry_run:
+        check_output(paths, options.out)
     outputs: deque[str | None] = deque()  # of the files walked, in order
     found: deque[Leftover] = deque()  # temporary files of dead processes, removed
     scanned: set[str] = set()  # the folders looked at for them
@@ -353,6 +356,48 @@ def migrate_paths(
         if not synced:
             folders.add(Path(str(options.out)))  # the workers' outputs are flushed here too
         sync_written(folders, files_synced=synced)
+
+
+def check_output(paths: Sequence[str], out: str) -> None:
+    """Refuse an output folder that is, contains or lies inside an input folder.
+
+    Writing there would replace the files being read, or mix the outputs into the input, so that
+    the next run reads them again (`out/migrated/migrated/...`). A file given as input is refused
+    when its output would be the file itself.
+
+    Raises:
+        OutputOverlapError: `out` overlaps an input.
+    """
+    target = _comparable(out)
+    for root in paths:
+        base = _base(root)
+        if base is None:  # a file: its output is `out/NAME`
+            if _comparable(os.path.join(out, os.path.basename(root.rstrip("/")))) == _comparable(
+                root
+            ):
+                raise OutputOverlapError(out, root, "holds the input file")
+            continue
+        folder = _comparable(base)
+        if target == folder:
+            raise OutputOverlapError(out, base, "is the input folder")
+        if _within(target, folder):
+            raise OutputOverlapError(out, base, "lies inside the input folder")
+        if _within(folder, target):
+            raise OutputOverlapError(out, base, "contains the input folder")
+
+
+def _within(inner: str, outer: str) -> bool:
+    """Return whether `inner` lies below `outer` (both as `_comparable` spells them)."""
+    return inner.startswith(outer if outer.endswith("/") else outer + "/")
+
+
+def _comparable(path: str) -> str:
+    """Return a path (or URL) in one spelling: the real local path, `/` separated, no `/` last."""
+    if remote.is_url(path) and remote.is_local_url(path):
+        path = remote.local_path(path)
+    if remote.is_url(path):
+        return path.rstrip("/")
+    return Path(os.path.realpath(path)).as_posix().rstrip("/") or "/"
 
 
 def _base(root: str) -> str | None:
