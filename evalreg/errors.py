@@ -231,3 +231,7 @@ class OutputOverlapError(EvalregError):
             f"the output folder {output} {how} {source}: migrated files would be written over "
             "or among the files being read; choose an output folder outside the input"
         )
+
+
+class WorkerError(EvalregError):
+    """The worker processes of a run cannot do its work (they die as they start, say)."""

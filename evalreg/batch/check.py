@@ -25,6 +25,7 @@ from evalreg.io.readers import (
     Block,
     Item,
     cannot_read,
+    count_lines,
     empty_file,
     file_kind,
     is_gzip,
@@ -464,7 +465,7 @@ def _gather(
 ) -> Iterator[RecordCheck | ValidRun]:
     """Yield the results of the workers' units in input order, keeping their summaries."""
     offset = 0
-    results = parallel.imap(_check_unit, units, registry, jobs, args, runner=runner)
+    results = parallel.imap(_check_unit, units, registry, jobs, args, runner=runner, lost=_lost)
     for unit, (found, summaries) in results:
         if quick.rules is not None:
             quick.rules.take(summaries)
@@ -478,6 +479,17 @@ def _gather(
                     check = replace(check, line=check.line + offset)
                 yield check
             offset = 0 if part.last else offset + lines
+
+
+def _lost(unit: parallel.Unit, reason: str) -> tuple[list[Checked], Summaries]:
+    """Return what a unit whose worker died reports: each part unreadable, with the reason."""
+    found: list[Checked] = []
+    for part in unit:
+        lines = 0 if part.end is None else count_lines(part.path, part.start, part.end)
+        line = None if part.end is None else 1  # the range's first line, once shifted
+        error = f"not checked: {reason}"
+        found.append(([RecordCheck(part.path, line, "unreadable", error=error)], lines))
+    return found, []
 
 
 def _across(findings: list[Located]) -> Iterator[RuleFinding]:

@@ -36,7 +36,7 @@ from evalreg.engine.migrate import MigrationResult
 from evalreg.engine.registry import Registry
 from evalreg.errors import OutputOverlapError
 from evalreg.io import remote
-from evalreg.io.readers import RangeItems
+from evalreg.io.readers import RangeItems, count_lines
 from evalreg.io.writers import leftovers, sync_folders, sync_written
 
 
@@ -321,7 +321,14 @@ def migrate_paths(
                 targets.append(target)
             yield unit, tuple(targets)
 
-    results = parallel.imap(_migrate_unit, tasks(), registry, jobs, (options,), runner=runner)
+    def lost(task: tuple[parallel.Unit, tuple[str | None, ...]], reason: str) -> list[Ranged]:
+        for output in {o for o in task[1] if o is not None and not remote.is_url(o)}:
+            _clear_leftovers(os.path.dirname(output) or os.curdir)  # what the worker was writing
+        return [_lost_part(part, output, reason) for part, output in zip(*task, strict=True)]
+
+    results = parallel.imap(
+        _migrate_unit, tasks(), registry, jobs, (options,), runner=runner, lost=lost
+    )
     flat = (
         (part, output, found)
         for (unit, targets), ranged in results
@@ -398,6 +405,19 @@ def _comparable(path: str) -> str:
     if remote.is_url(path):
         return path.rstrip("/")
     return Path(os.path.realpath(path)).as_posix().rstrip("/") or "/"
+
+
+def _lost_part(part: parallel.Part, output: str | None, reason: str) -> Ranged:
+    """Return what a part whose worker died reports: the file failed, or the range's lines."""
+    if part.whole:
+        message = f"left as it was: {reason} while migrating it"
+        return [FileMigration(part.path, output, "failed", message=message)], 0, None
+    assert part.end is not None
+    lines = count_lines(part.path, part.start, part.end)
+    error = f"{lines:,} lines from here not migrated: {reason}"
+    result = MigrationResult("failed", None, error=error)
+    failed = RecordMigration(part.path, 1, result, count=max(lines, 1))
+    return [failed], lines, None
 
 
 def _base(root: str) -> str | None:
