@@ -27,6 +27,7 @@ from evalreg.batch.check import validate_paths
 from evalreg.batch.walk import iter_files
 from evalreg.cli import main
 from evalreg.errors import MissingExtraError, ReadError
+from evalreg.io import http as evalreg_http
 from evalreg.io import remote
 from evalreg.io.readers import line_ranges, read_items, read_range
 
@@ -364,7 +365,7 @@ class _Stalling(http.server.BaseHTTPRequestHandler):
 def test_a_server_that_stops_answering_is_a_read_error_not_a_hang(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(remote, "HTTP_TIMEOUT", 0.5)
+    monkeypatch.setattr(evalreg_http, "HTTP_TIMEOUT", 0.5)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Stalling)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)

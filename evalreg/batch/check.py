@@ -31,12 +31,15 @@ from evalreg.io.readers import (
     is_gzip,
     jsonl_item,
     open_binary,
+    out_of_memory,
     read_blocks,
+    read_document,
     read_items,
     read_items_from_bytes,
     read_range_blocks,
     read_whole,
 )
+from evalreg.io.streams import check_memory
 
 
 @dataclass(frozen=True)
@@ -325,7 +328,10 @@ class _QuickCheck:
 
     def file(self, path: str) -> Iterator[RecordCheck | ValidRun]:
         """Check every record of one file."""
-        yield from self._file(path)
+        try:
+            yield from self._file(path)
+        except MemoryError:  # the file is unreadable here; the run goes on
+            yield self.check(Item(path, None, error=out_of_memory(path)))
         if self.rules is not None:
             self.rules.close(path)
 
@@ -353,12 +359,13 @@ class _QuickCheck:
                     if not (yield from self.lines(read_blocks(stream), path)):
                         yield self.check(empty_file(path))
                     return
-                yield from self._document(stream.read(), path)
+                yield from self._document(read_document(stream, path), path)
             except (OSError, EOFError) as err:
                 yield self.check(cannot_read(path, err))
 
     def _document(self, data: bytes, path: str) -> Iterator[RecordCheck | ValidRun]:
         """Check the bytes of a whole JSON document."""
+        check_memory(len(data))
         try:
             record = loads(data)
         except DecodeError:

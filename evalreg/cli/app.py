@@ -125,14 +125,27 @@ pass_context = click.make_pass_decorator(Context)
     help="Add a registry directory (registry/, schemas/, migrations/); repeatable. "
     "EVALREG_PATH adds more, separated by the OS path separator.",
 )
+@click.option(
+    "--allow-redirect",
+    "redirects",
+    multiple=True,
+    metavar="ORIGIN",
+    help="Let redirects of http(s):// URLs lead to ORIGIN (https://HOST[:PORT]), beyond the "
+    "origin of the URL given; `*` for any; repeatable. EVALREG_ALLOW_REDIRECTS adds more.",
+)
 @click.pass_context
-def cli(ctx: click.Context, registry_dirs: tuple[str, ...]) -> None:
+def cli(ctx: click.Context, registry_dirs: tuple[str, ...], redirects: tuple[str, ...]) -> None:
     """Detect, validate, migrate, diff and publish versioned LLM-evaluation data.
 
     Families and versions come from the built-in registry directory, the directories in
     EVALREG_PATH, and --registry.
     """
     ctx.obj = Context(registry_dirs)
+    if redirects:  # in the environment, so that worker processes see them too
+        from evalreg.io.http import ALLOW_REDIRECTS
+
+        given = os.environ.get(ALLOW_REDIRECTS, "")
+        os.environ[ALLOW_REDIRECTS] = " ".join([given, *redirects]).strip()
 
 
 # -- entry point -------------------------------------------------------------------------------
@@ -150,6 +163,7 @@ def main(argv: list[str] | None = None) -> None:
         _quiet_stdout()
         fail("standard output is closed: the report would be lost; nothing was done")
     stdout = sys.stdout
+    redirects = os.environ.get("EVALREG_ALLOW_REDIRECTS")
     try:
         with stop_on_signals():
             sys.stdout = _Stdout(stdout)
@@ -157,6 +171,10 @@ def main(argv: list[str] | None = None) -> None:
                 cli.main(args=argv, prog_name="evalreg", standalone_mode=False)
             finally:
                 sys.stdout = stdout
+                if redirects is None:  # as it was, for a next call in this process
+                    os.environ.pop("EVALREG_ALLOW_REDIRECTS", None)
+                else:
+                    os.environ["EVALREG_ALLOW_REDIRECTS"] = redirects
     except Terminated as err:
         with contextlib.suppress(OSError):  # after SIGHUP, the terminal may be gone
             emit(
