@@ -219,16 +219,18 @@ class NotFound(StatusError, FileNotFoundError):
     """The server answered 404 or 410."""
 
 
+FAILURE_KEPT = 600.0
+"""Seconds a URL whose server failed (time out, refused, reset, redirects) fails again at once
+with the same reason, rather than wait again (a run reads a file more than once: its size, its
+records, a companion)."""
 _FAILURES_KEPT = 10_000
-_failures: dict[str, tuple[int, str]] = {}
-"""URLs whose reading failed for want of a working server (time out, refused, reset, redirects),
-with the error: asked for again in the same run, they fail at once rather than wait again."""
+_failures: dict[str, tuple[float, int, str]] = {}
 
 
 def failed(url: str, err: OSError) -> OSError:
     """Remember that reading `url` failed with `err` (but for an HTTP status); return `err`."""
     if not isinstance(err, StatusError) and len(_failures) < _FAILURES_KEPT:
-        _failures[url] = (err.errno or errno.EIO, err.strerror or str(err))
+        _failures[url] = (time.monotonic(), err.errno or errno.EIO, err.strerror or str(err))
     return err
 
 
@@ -241,8 +243,8 @@ def fetch(
 ) -> Answer:
     """Ask for `url`, following redirects within its origin; return the answer (2xx).
 
-    A URL whose server failed earlier in the process (see `failed`) fails again at once, with
-    the same reason: no request is tried twice.
+    A URL whose server failed in the last `FAILURE_KEPT` seconds (see `failed`) fails again at
+    once, with the same reason: no request is tried twice.
 
     Raises:
         FileNotFoundError: the server answers 404 or 410.
@@ -250,7 +252,9 @@ def fetch(
     """
     known = _failures.get(url)
     if known is not None:
-        raise OSError(*known)
+        if time.monotonic() - known[0] < FAILURE_KEPT:
+            raise OSError(known[1], known[2])
+        del _failures[url]
     try:
         answer = _follow(url, deadline, method, headers or {})
     except OSError as err:
