@@ -235,3 +235,33 @@ class OutputOverlapError(EvalregError):
 
 class WorkerError(EvalregError):
     """The worker processes of a run cannot do its work (they die as they start, say)."""
+
+
+class NoWorkersError(ClusterError):
+    """A Dask scheduler has no worker to do the work, within the time waited for one."""
+
+    exit_code = 1
+
+    def __init__(self, address: str, waited: float) -> None:
+        self.address = address
+        self.reason = f"no worker joined it within {waited:.0f} s"
+        EvalregError.__init__(
+            self, f"the Dask scheduler {address!r} has no workers: {self.reason}; start some"
+        )
+
+
+class ClusterLostError(ClusterError):
+    """The Dask scheduler of a run went away before the run was done."""
+
+    exit_code = 1
+
+    def __init__(self, address: str, reason: str, unfinished: int) -> None:
+        self.address = address
+        self.reason = reason
+        self.unfinished = unfinished
+        EvalregError.__init__(
+            self,
+            f"lost the Dask scheduler {address!r} ({reason}): the run stopped; the files "
+            f"reported above are done, the {unfinished:,} being worked on and every file after "
+            "them are not",
+        )

@@ -357,8 +357,8 @@ def migrate_paths(
         for held in guards:
             if isinstance(held, inplace.Guard):
                 held.release()
-        if not finished:  # stopped (a signal, Ctrl-C): workers may have been writing
-            for folder in list(scanned):
+        if not finished or runner is not None:  # workers that died or stopped may have left
+            for folder in list(scanned):  # what they were writing: this run removes it
                 _clear_leftovers(folder)
         if not synced:
             folders.add(Path(str(options.out)))  # the workers' outputs are flushed here too

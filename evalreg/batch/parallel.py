@@ -203,8 +203,10 @@ class Runner(Protocol):
         units: Iterable[U],
         registry: Registry,
         args: tuple[Any, ...],
+        lost: Callable[[U, str], R] | None = None,
     ) -> Generator[tuple[U, R], None, None]:
-        """Yield each unit with `function(registry, unit, *args)`, in the order of `units`."""
+        """Yield each unit with `function(registry, unit, *args)`, in the order of `units`;
+        a unit that cannot be computed gets `lost(unit, reason)`, if given."""
         ...
 
 
@@ -237,7 +239,7 @@ def imap(
         WorkerError: a worker died without `lost`, or workers die as they start.
     """
     if runner is not None:
-        yield from runner.imap(function, units, registry, args)
+        yield from runner.imap(function, units, registry, args, lost)
         return
     import multiprocessing  # only when a pool starts: it costs start-up time
 

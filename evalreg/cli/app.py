@@ -193,7 +193,7 @@ def main(argv: list[str] | None = None) -> None:
     except click.ClickException as err:
         fail(usage_line(err, sys.argv[1:] if argv is None else argv))
     except EvalregError as err:
-        fail(str(err))
+        fail(str(err), getattr(err, "exit_code", EXIT_USAGE))
     except OutputLost as err:
         _lost(err.reason)
     except BrokenPipeError:
