@@ -190,6 +190,9 @@ class _Server(http.server.ThreadingHTTPServer):
     daemon_threads = True
     owner: HostileServer
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client that hangs up is what these tests do
+
 
 class HostileServer:
     """The hostile server, started by `with`; `url` is its origin (`http://127.0.0.1:PORT`)."""

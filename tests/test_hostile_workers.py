@@ -263,3 +263,17 @@ def test_sigterm_ends_a_run_promptly_whatever_its_workers_do(
         "evalreg: stopped by SIGTERM; files being written were left as they were"
     )
     assert not leftovers(tmp_path / "o")
+
+
+@pytest.mark.slow
+def test_the_reliability_benchmark_of_hostile_cases_passes_at_a_small_scale(tmp_path: Path) -> None:
+    script = Path(__file__).parent.parent / "benchmarks" / "reliability_hostile.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--scale", "0.02", "--tries", "2", "--dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.count("PASS") == 8 and "FAIL" not in done.stdout
