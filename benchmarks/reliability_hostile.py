@@ -56,7 +56,8 @@ def _child(
         if memory is not None:
             resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 
-    code = f"import sys; {prelude}; from evalreg.cli import main; main(sys.argv[1:])"
+    code = "; ".join(x for x in ("import sys", prelude, "from evalreg.cli import main") if x)
+    code += "; main(sys.argv[1:])"
     with tempfile.TemporaryFile() as output:
         start = time.perf_counter()
         child = subprocess.Popen(
