@@ -107,6 +107,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         left = size - 2
         while left > 0:
             self.wfile.write(piece[: min(left, len(piece))])
+            self.server.owner.sent += min(left, len(piece))
             left -= len(piece)
         self.wfile.write(b"]")
 
@@ -205,7 +206,8 @@ class HostileServer:
         self.redirects: list[str] = []
         self.requests: list[tuple[str, str]] = []
         self.sent = 0
-        """Bytes of bodies sent from /norange/ (to a client that may have stopped reading)."""
+        """Bytes of bodies sent from /norange/ and /huge/ (to a client that may have stopped
+        reading them)."""
         self.stopping = threading.Event()
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.owner = self

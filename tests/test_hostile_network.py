@@ -156,6 +156,8 @@ def test_a_document_larger_than_the_bound_is_refused_and_the_run_goes_on(
         "larger than 1,048,576 bytes, the most evalreg reads from one URL"
     )
     assert f"{server.url}/files/a.json: " not in out  # valid, read after it
+    time.sleep(0.2)
+    assert server.sent < 16 << 20  # refused from its length: the body was not read
 
 
 def test_an_endless_stream_stops_at_the_bound(

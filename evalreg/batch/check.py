@@ -6,6 +6,7 @@ prints or exits, and one bad file or record never stops the rest.
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -340,8 +341,11 @@ class _QuickCheck:
         if kind == "json" and path != STDIN and not is_gzip(path):
             try:
                 data = read_whole(path)
-            except OSError:
-                pass  # the general path below says why
+            except OSError as err:
+                if err.errno == errno.EFBIG:  # too large to read whole: no use trying again
+                    yield self.check(cannot_read(path, err))
+                    return
+                # else the general path below says why
             else:
                 yield from self._document(data, path)
                 return

@@ -445,6 +445,9 @@ def read_document(stream: IO[bytes], path: str) -> bytes:
     if not remote.is_url(path):
         return stream.read()
     limit = http.MAX_DOCUMENT_BYTES
+    known = getattr(getattr(stream, "raw", None), "size", None)
+    if isinstance(known, int) and known > limit:  # refused before its bytes are read
+        raise http.too_large(limit)
     data = stream.read(limit + 1)
     if len(data) > limit:
         raise http.too_large(limit)

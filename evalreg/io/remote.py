@@ -101,6 +101,9 @@ class _Guarded(io.RawIOBase):
         self._stream = stream
         self._read = 0
         self._limit = http.MAX_URL_BYTES if limit is None else limit
+        known = getattr(stream, "size", None)
+        self.size: int | None = known if isinstance(known, int) else None
+        """The length the store or server gives, if it does."""
 
     def readable(self) -> bool:
         return True
