@@ -257,7 +257,10 @@ class Pool(Generic[U, R]):
     def stop(self, *, finished: bool) -> None:
         """End every worker: those done with their work as they finish, the others at once."""
         for worker in self._workers:
-            worker.close()  # a worker waiting for work ends when its pipe closes
+            if finished:  # a worker waiting for work ends on this (its siblings, forked after
+                with contextlib.suppress(OSError):  # it, hold its pipe open: no end of file)
+                    worker.tasks.send(None)
+            worker.close()
         if not finished:
             for worker in self._workers:
                 with contextlib.suppress(OSError):
