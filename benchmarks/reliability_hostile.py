@@ -215,7 +215,7 @@ def _kill_a_worker(args: list[str], term: bool, folder: Path) -> tuple[float, in
                 break
             time.sleep(0.05)
         if term and killed:
-            time.sleep(0.5)
+            time.sleep(0.05)
             start = time.perf_counter()
             child.send_signal(signal.SIGTERM)
         try:

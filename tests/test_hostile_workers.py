@@ -132,6 +132,24 @@ def test_a_worker_that_dies_in_a_range_fails_its_file_and_the_run_goes_on(
     assert not leftovers(out)
 
 
+def test_sys_exit_in_a_step_in_a_worker_fails_its_record_only(
+    small_units: None,
+    make_registry_dir: RegistryFactory,
+    data: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    step = STEP.format(n=250, body="sys.exit(0)")
+    parts = {"manifest": MANIFEST, "schemas": SCHEMAS, "steps": {"1.0_to_2.0.py": step}}
+    root = make_registry_dir({"acme.run": parts})
+    out = tmp_path / "out"
+    args = ("--registry", str(root), "migrate", str(data), "--to", "2.0", "--out", str(out))
+    code, stdout, err = run(capsys, *args, "--jobs", "2")
+    assert code == 1
+    assert f"{data / 'big.jsonl'}:251: failed at step 1.0 -> 2.0: SystemExit: 0" in stdout
+    assert err.strip().endswith("records: 549 migrated, 0 current, 1 failed")
+
+
 def test_a_worker_killed_while_writing_a_whole_file_leaves_nothing(
     small_units: None,
     make_registry_dir: RegistryFactory,
@@ -277,3 +295,26 @@ def test_the_reliability_benchmark_of_hostile_cases_passes_at_a_small_scale(tmp_
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.count("PASS") == 8 and "FAIL" not in done.stdout
+
+
+def test_a_worker_never_runs_the_parents_sigterm_handler(tmp_path: Path) -> None:
+    """SIGTERM to a worker that has just started ends it: it must not go on as a copy of the
+    run (the run's handler raises in the main thread, and the copy would clean up and report)."""
+    mark = tmp_path / "handled"
+    code = f"""
+import multiprocessing, os, signal, sys, time
+from evalreg.batch.pool import _Worker
+
+def handler(signum, frame):
+    open({str(mark)!r}, "a").write(f"{{os.getpid()}}\\n")
+    raise SystemExit(0)
+
+signal.signal(signal.SIGTERM, handler)
+worker = _Worker(multiprocessing.get_context("fork"), time.sleep, (5,))
+os.kill(worker.process.pid, signal.SIGTERM)
+worker.process.join(10)
+print(worker.process.exitcode)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "-15", done.stdout + done.stderr
+    assert not mark.exists()

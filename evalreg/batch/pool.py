@@ -56,12 +56,22 @@ def reason(pid: int, exitcode: int | None) -> str:
 # -- in a worker -----------------------------------------------------------------------------------
 
 
-def _serve(tasks: Connection, results: Connection, start: Callable[..., None], args: Any) -> None:
-    """Run in a worker: set it up, then compute tasks in order until the parent closes its pipe.
+_STOPS = tuple(getattr(signal, n) for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n))
+_MASKS = hasattr(signal, "pthread_sigmask")
 
-    A thread takes the tasks off the pipe as they come, so that the parent never waits to hand
+
+def _serve(tasks: Connection, results: Connection, start: Callable[..., None], args: Any) -> None:
+    """Run in a worker: set it up, then compute tasks in order until the parent says stop.
+
+    The worker starts with SIGTERM and SIGHUP blocked (see `_Worker`): they end it at once from
+    the moment they are unblocked here, never running the parent's handler in its place. A
+    thread takes the tasks off the pipe as they come, so that the parent never waits to hand
     one out while this worker waits to hand back a result.
     """
+    for signum in _STOPS:
+        signal.signal(signum, signal.SIG_DFL)
+    if _MASKS:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
     try:
         start(*args)
     except Exception as err:  # a registry that cannot load, say: the parent says why
@@ -102,7 +112,14 @@ class _Worker:
         self.process: BaseProcess = context.Process(  # type: ignore[attr-defined]
             target=_serve, args=(task_out, result_in, start, args), daemon=True
         )
-        self.process.start()
+        # A forked worker must never run this process's SIGTERM handler (which stops the run:
+        # it would go on as a copy of it): it starts with them blocked, until `_serve`.
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS) if _MASKS else None
+        try:
+            self.process.start()
+        finally:
+            if blocked is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         task_out.close()
         result_in.close()
         self.tasks: Connection = task_in
@@ -263,8 +280,9 @@ class Pool(Generic[U, R]):
             worker.close()
         if not finished:
             for worker in self._workers:
-                with contextlib.suppress(OSError):
-                    os.kill(worker.process.pid or 0, signal.SIGTERM)
+                if worker.process.pid is not None:
+                    with contextlib.suppress(OSError):
+                        os.kill(worker.process.pid, signal.SIGTERM)
         for worker in self._workers:
             worker.process.join(STOP_GRACE)
             if worker.process.exitcode is None:
