@@ -16,7 +16,7 @@ import pytest
 from evalreg.batch import parallel
 from evalreg.cli import main
 from evalreg.io import http as evalreg_http
-from evalreg.io import remote
+from evalreg.io import remote, streams
 from evalreg.io.readers import line_ranges
 
 from .conftest import EXAMPLES
@@ -147,7 +147,7 @@ def test_a_redirect_allowed_explicitly_is_followed(
 def test_a_document_larger_than_the_bound_is_refused_and_the_run_goes_on(
     server: HostileServer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(evalreg_http, "MAX_DOCUMENT_BYTES", 1 << 20)
+    monkeypatch.setattr(streams, "MAX_DOCUMENT_BYTES", 1 << 20)
     url = f"{server.url}/huge/{64 << 20}.json"
     files = (url, f"{server.url}/files/a.json")
     code, out, _ = run(capsys, "validate", "--no-rules", "--jobs", "1", *files)
@@ -163,7 +163,7 @@ def test_a_document_larger_than_the_bound_is_refused_and_the_run_goes_on(
 def test_an_endless_stream_stops_at_the_bound(
     server: HostileServer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(evalreg_http, "MAX_URL_BYTES", 4 << 20)
+    monkeypatch.setattr(streams, "MAX_URL_BYTES", 4 << 20)
     server.line = instance_lines(1)  # a valid record, quick to check
     url = f"{server.url}/endless/run.jsonl"
     files = (url, f"{server.url}/files/a.json")
@@ -202,7 +202,7 @@ def test_a_page_without_a_suffix_that_never_ends_is_no_folder(
     server: HostileServer, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(evalreg_http, "MAX_LISTING_BYTES", 1 << 20)
-    monkeypatch.setattr(evalreg_http, "MAX_DOCUMENT_BYTES", 4 << 20)
+    monkeypatch.setattr(streams, "MAX_DOCUMENT_BYTES", 4 << 20)
     started = time.monotonic()
     assert not remote.isdir(f"{server.url}/html/page")
     code, _, err = run(capsys, "status", f"{server.url}/html/page")
@@ -224,8 +224,6 @@ def test_a_failed_server_is_not_asked_again_by_later_reads(server: HostileServer
 def test_a_document_the_memory_cannot_hold_is_one_line_and_the_run_goes_on(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from evalreg.io import streams
-
     monkeypatch.setattr(streams, "_CHECKED_FROM", 1000)
     monkeypatch.setattr(streams, "memory_left", lambda: 5000)
     big, small = tmp_path / "big.json", tmp_path / "small.json"

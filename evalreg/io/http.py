@@ -6,8 +6,8 @@ An fsspec file system on the standard library's `http.client`, so that every rea
   of the body): `HTTP_TIMEOUT` seconds, plus one second for every `HTTP_MIN_RATE` bytes received,
   so that a large file has the time it needs and a server that stalls or trickles does not. No
   request is tried again, so no retry multiplies it;
-- a body is read up to `MAX_URL_BYTES`; a range is read up to its end, whatever the server sends
-  (one that ignores `Range` is refused after its headers, unless the range starts the file);
+- a body is read up to `streams.MAX_URL_BYTES`; a range is read up to its end, whatever the
+  server sends (one that ignores `Range` is refused after its headers, unless it starts the file);
 - a folder page is read up to `MAX_LISTING_BYTES`, each page of a folder once (pages that link to
   themselves or to each other), at most `MAX_LISTING_DEPTH` folders deep and `MAX_LISTING_PAGES`
   pages in all;
@@ -39,17 +39,13 @@ from urllib.parse import urljoin, urlsplit
 
 from fsspec.spec import AbstractBufferedFile, AbstractFileSystem
 
-from evalreg.io.streams import MAX_GZIP_BYTES, InputError
+from evalreg.io import streams
+from evalreg.io.streams import InputError, too_large
 
 HTTP_TIMEOUT = 60.0
 """Seconds a file's reading may wait in all (connecting, answers, reads), before `HTTP_MIN_RATE`."""
 HTTP_MIN_RATE = 64 * 1024
 """Bytes a second a body must average: each such many bytes received give a file a second more."""
-MAX_URL_BYTES = MAX_GZIP_BYTES
-"""The most bytes read from one URL as a stream (16 GiB), as from a local gzip file."""
-MAX_DOCUMENT_BYTES = 2 << 30
-"""The most bytes of a document read whole from one URL (2 GiB): a JSON or YAML document is held
-in memory with its records, several times its size."""
 MAX_REDIRECTS = 10
 """Redirects followed for one request."""
 MAX_LISTING_BYTES = 8 << 20
@@ -336,13 +332,14 @@ def _fresh(url: str, deadline: Deadline) -> http.client.HTTPConnection:
     return _connection(url, deadline)
 
 
-def read_body(answer: Answer, limit: int = MAX_URL_BYTES) -> bytes:
+def read_body(answer: Answer, limit: int | None = None) -> bytes:
     """Return a whole body, refusing one longer than `limit` bytes.
 
     Raises:
         InputError: the body is longer than `limit`.
         OSError: it cannot be read.
     """
+    limit = streams.MAX_URL_BYTES if limit is None else limit
     parts = []
     total = 0
     with contextlib.ExitStack() as stack:
@@ -353,13 +350,6 @@ def read_body(answer: Answer, limit: int = MAX_URL_BYTES) -> bytes:
                 raise too_large(limit)
             parts.append(data)
     return b"".join(parts)
-
-
-def too_large(limit: int) -> InputError:
-    """Return the error of a body longer than `limit` bytes."""
-    return InputError(
-        f"larger than {limit:,} bytes, the most evalreg reads from one URL", errno.EFBIG
-    )
 
 
 # -- the file system ---------------------------------------------------------------------------
@@ -401,7 +391,7 @@ class Body(AbstractBufferedFile):  # type: ignore[misc]
 
 
 class Stream:
-    """A body read from start to end as it comes, within its file's deadline and `MAX_URL_BYTES`."""
+    """A body read from start to end as it comes, within its file's deadline and its bound."""
 
     def __init__(self, answer: Answer) -> None:
         self._answer = answer
@@ -412,7 +402,7 @@ class Stream:
 
     def read(self, size: int = -1) -> bytes:
         if size < 0:
-            return read_body(self._answer, MAX_URL_BYTES - self._read)
+            return read_body(self._answer, streams.MAX_URL_BYTES - self._read)
         return self._answer.read(size)  # its reader counts the bytes against its bound
 
     def close(self) -> None:
@@ -426,6 +416,8 @@ class HTTPFileSystem(AbstractFileSystem):  # type: ignore[misc]
 
     protocol = ("http", "https")
     root_marker = ""
+    streams = True
+    """Files open as streams with `block_size=0` (for `remote`)."""
 
     @classmethod
     def _strip_protocol(cls, path: str) -> str:
@@ -456,7 +448,7 @@ class HTTPFileSystem(AbstractFileSystem):  # type: ignore[misc]
     def cat_file(
         self, path: str, start: int | None = None, end: int | None = None, **options: Any
     ) -> bytes:
-        """Return the body at a URL (within `MAX_URL_BYTES`), or its bytes `[start, end)`."""
+        """Return the body at a URL (within `streams.MAX_URL_BYTES`), or its bytes `[start, end)`."""
         if start is None and end is None:
             return read_body(fetch(path, Deadline()))
         if end is None:

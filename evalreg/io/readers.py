@@ -16,10 +16,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, Any, Literal
 
-from fsspec.utils import read_block, seek_delimiter
-
 from evalreg.errors import MissingExtraError
-from evalreg.io import http, remote
+from evalreg.io import remote, streams
 from evalreg.io.codec import DecodeError, DuplicateKeyError, loads, loads_lines
 from evalreg.io.streams import check_memory, open_gzip, open_regular, open_regular_fd
 
@@ -186,6 +184,8 @@ def read_bytes(path: str, start: int, end: int) -> bytes:
     Raises:
         OSError: the file cannot be opened or read, or holds fewer bytes than that.
     """
+    from fsspec.utils import read_block  # on ranges only: fsspec takes a while to import
+
     with _open_ranges(path, max(end - start, 1)) as stream:
         data: bytes = read_block(stream, start, end - start)
     if len(data) != end - start:
@@ -307,6 +307,8 @@ def line_ranges(path: str, size: int, chunk: int) -> list[tuple[int, int]]:
     Raises:
         OSError: the file cannot be opened or read.
     """
+    from fsspec.utils import seek_delimiter
+
     bounds = [0]
     with _open_ranges(path) as stream:
         while bounds[-1] + chunk < size:
@@ -444,13 +446,13 @@ def read_document(stream: IO[bytes], path: str) -> bytes:
     """
     if not remote.is_url(path):
         return stream.read()
-    limit = http.MAX_DOCUMENT_BYTES
+    limit = streams.MAX_DOCUMENT_BYTES
     known = getattr(getattr(stream, "raw", None), "size", None)
     if isinstance(known, int) and known > limit:  # refused before its bytes are read
-        raise http.too_large(limit)
+        raise streams.too_large(limit)
     data = stream.read(limit + 1)
     if len(data) > limit:
-        raise http.too_large(limit)
+        raise streams.too_large(limit)
     return data
 
 

@@ -4,7 +4,7 @@ Local paths never come here: readers open them directly. A URL is read as a stre
 byte range, listed the way a local folder is walked (sorted, hidden names skipped), and written
 whole: the bytes are gathered in a local temporary file and then sent as one object, so a reader
 sees the old object or the new one, never part of one. Every read is bounded: at most
-`http.MAX_URL_BYTES` from one URL streamed and `http.MAX_DOCUMENT_BYTES` of a document read
+`streams.MAX_URL_BYTES` from one URL streamed and `streams.MAX_DOCUMENT_BYTES` of a document read
 whole (a larger one is an `InputError` saying so), a range no further than its end. HTTP(S)
 goes through `evalreg.io.http`, which bounds time, redirects and folder pages too. Errors of the
 transport become `OSError`, as for local files; a protocol whose package is not installed is a
@@ -22,9 +22,8 @@ from collections.abc import Iterator
 from typing import IO, Any, cast
 
 from evalreg.errors import MissingExtraError
-from evalreg.io import http
-from evalreg.io.http import HTTPFileSystem, too_large
-from evalreg.io.streams import GzipReader
+from evalreg.io import streams
+from evalreg.io.streams import GzipReader, too_large
 
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]+://")
 EXTRAS: dict[str, str] = {
@@ -73,6 +72,8 @@ def filesystem(url: str) -> tuple[Any, str]:
     """
     scheme = protocol(url)
     if scheme in ("http", "https"):
+        from evalreg.io.http import HTTPFileSystem  # bounded: see its module
+
         return HTTPFileSystem(), url
     try:
         from fsspec.core import url_to_fs
@@ -90,7 +91,7 @@ def filesystem(url: str) -> tuple[Any, str]:
 
 
 def _streaming(fs: Any) -> bool:
-    return isinstance(fs, HTTPFileSystem)
+    return bool(getattr(fs, "streams", False))
 
 
 class _Guarded(io.RawIOBase):
@@ -100,7 +101,7 @@ class _Guarded(io.RawIOBase):
         self.url = url
         self._stream = stream
         self._read = 0
-        self._limit = http.MAX_URL_BYTES if limit is None else limit
+        self._limit = streams.MAX_URL_BYTES if limit is None else limit
         known = getattr(stream, "size", None)
         self.size: int | None = known if isinstance(known, int) else None
         """The length the store or server gives, if it does."""
@@ -158,11 +159,11 @@ def read_url(url: str, limit: int | None = None) -> bytes:
     An object the store or server says is larger is refused before its bytes are read.
 
     Raises:
-        InputError: it is larger than `limit` (default: `http.MAX_DOCUMENT_BYTES`).
+        InputError: it is larger than `limit` (default: `streams.MAX_DOCUMENT_BYTES`).
         OSError: it cannot be read.
         MissingExtraError: its protocol's package is not installed.
     """
-    limit = http.MAX_DOCUMENT_BYTES if limit is None else limit
+    limit = streams.MAX_DOCUMENT_BYTES if limit is None else limit
     fs, path = filesystem(url)
     options = {"block_size": 0} if _streaming(fs) else {}
     raw = _call(url, fs.open, path, "rb", **options)

@@ -25,6 +25,12 @@ GZIP_RATIO_FREE = 16 << 20
 MAX_GZIP_BYTES = 16 << 30
 """Gzip data may decompress to at most this many bytes (16 GiB)."""
 
+MAX_URL_BYTES = MAX_GZIP_BYTES
+"""The most bytes read from one URL as a stream (16 GiB), as from a local gzip file."""
+MAX_DOCUMENT_BYTES = 2 << 30
+"""The most bytes of a document read whole from one URL (2 GiB): a JSON or YAML document is held
+in memory with its records, several times its size."""
+
 _IN_CHUNK = 1 << 16
 _OUT_CHUNK = 1 << 20
 _BINARY = getattr(os, "O_BINARY", 0)
@@ -246,3 +252,9 @@ def check_memory(size: int) -> None:
     left = memory_left()
     if left is not None and left < DOCUMENT_MEMORY * size:
         raise MemoryError(f"{size:,} bytes to decode, {max(left, 0):,} bytes of memory left")
+
+
+def too_large(limit: int) -> InputError:
+    """Return the error of a URL's body longer than `limit` bytes."""
+    message = f"larger than {limit:,} bytes, the most evalreg reads from one URL"
+    return InputError(message, errno.EFBIG)
