@@ -24,6 +24,8 @@ May import: `evalreg.batch`, `evalreg.engine`, `evalreg.registry`, `evalreg.io`,
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import contextlib
 import logging
 import operator
@@ -37,7 +39,13 @@ from evalreg.batch.check import RecordCheck, check_item
 from evalreg.batch.migrate_file import RecordMigration
 from evalreg.batch.walk import iter_files
 from evalreg.engine.registry import Registry, load_registry
-from evalreg.errors import ClusterError, EvalregError, MissingExtraError
+from evalreg.errors import (
+    ClusterError,
+    ClusterLostError,
+    EvalregError,
+    MissingExtraError,
+    NoWorkersError,
+)
 from evalreg.io.readers import Item, RangeItems, read_items
 from evalreg.registry.core import builtin_directory
 
@@ -67,6 +75,8 @@ __all__ = [
 
 CONNECT_TIMEOUT = 30
 """Seconds to wait for a Dask scheduler to answer."""
+WORKER_WAIT = 60
+"""Seconds to wait for a Dask scheduler to have at least one worker."""
 
 # -- registries on workers -----------------------------------------------------------------------
 
@@ -113,8 +123,9 @@ class DaskRunner:
     awaited, and their results are taken in the order of the units.
     """
 
-    def __init__(self, client: distributed.Client) -> None:
+    def __init__(self, client: distributed.Client, address: str = "") -> None:
         self.client = client
+        self.address = address or str(getattr(client.scheduler, "address", ""))
         threads = client.nthreads()
         self._jobs = max(1, sum(threads.values()))
 
@@ -129,8 +140,16 @@ class DaskRunner:
         units: Iterable[U],
         registry: Registry,
         args: tuple[Any, ...],
+        lost: Callable[[U, str], R] | None = None,
     ) -> Generator[tuple[U, R], None, None]:
-        """Yield each unit with `function(registry, unit, *args)`, in the order of `units`."""
+        """Yield each unit with `function(registry, unit, *args)`, in the order of `units`.
+
+        A unit whose workers kept dying (Dask tries it on others first) gets `lost(unit,
+        reason)` as its result, if given.
+
+        Raises:
+            ClusterLostError: the scheduler went away before the last result.
+        """
         directories = _portable(registry)
         window = parallel.WINDOW_PER_JOB * self.jobs
         pending: deque[tuple[U, distributed.Future[R]]] = deque()
@@ -139,14 +158,35 @@ class DaskRunner:
                 future = self.client.submit(_run, function, unit, args, directories, pure=False)
                 pending.append((unit, future))
                 if len(pending) >= window:
-                    done, future = pending.popleft()
-                    yield done, future.result()
+                    yield self._result(pending, lost)
             while pending:
-                done, future = pending.popleft()
-                yield done, future.result()
+                yield self._result(pending, lost)
         finally:
             for _, future in pending:
-                future.cancel()
+                with contextlib.suppress(Exception):
+                    future.cancel()
+
+    def _result(
+        self, pending: deque[tuple[U, distributed.Future[R]]], lost: Callable[[U, str], R] | None
+    ) -> tuple[U, R]:
+        """Wait for the first pending unit's result (see `imap`)."""
+        unit, future = pending[0]
+        try:
+            result = future.result()
+        except distributed.KilledWorker as err:
+            if lost is None:
+                raise
+            result = lost(unit, f"the Dask workers computing it died ({err})")
+        except Exception as err:
+            if self.client.status == "running" and not isinstance(err, _LOST):
+                raise  # a fault of the work itself
+            files = {part.path for done, _ in pending for part in _parts(done)}
+            reason = str(err).splitlines()[0] if str(err) else type(err).__name__
+            if isinstance(err, _LOST):
+                reason = "the connection to it was lost"
+            raise ClusterLostError(self.address, reason, len(files)) from None
+        pending.popleft()
+        return unit, result
 
 
 @contextlib.contextmanager
@@ -158,7 +198,9 @@ def connect(address: str, jobs: int = 1) -> Iterator[DaskRunner]:
     Raises:
         ClusterError: the scheduler cannot be reached, or the cluster cannot start.
     """
-    logging.getLogger("distributed").setLevel(logging.ERROR)
+    for name in ["distributed", *logging.root.manager.loggerDict]:  # its errors are ours to say
+        if name.split(".")[0] == "distributed":
+            logging.getLogger(name).setLevel(logging.CRITICAL)
     with contextlib.ExitStack() as stack:
         try:
             if address == "local":
@@ -180,7 +222,26 @@ def connect(address: str, jobs: int = 1) -> Iterator[DaskRunner]:
         except (OSError, TimeoutError, ValueError) as err:
             reason = str(err).splitlines()[0] if str(err) else type(err).__name__
             raise ClusterError(address, reason) from err
-        yield DaskRunner(client)
+        try:
+            client.wait_for_workers(1, timeout=WORKER_WAIT)
+        except (OSError, TimeoutError) as err:
+            raise NoWorkersError(address, WORKER_WAIT) from err
+        yield DaskRunner(client, address)
+
+
+_CANCELLED = (asyncio.CancelledError, concurrent.futures.CancelledError)
+_LOST = (OSError, TimeoutError, *_CANCELLED)
+"""What waiting for a result raises when the scheduler is gone (its connection closed, the
+futures cancelled)."""
+
+
+def _parts(unit: Any) -> tuple[parallel.Part, ...]:
+    """Return the parts of a unit of work (migrating sends it with its outputs)."""
+    if unit and isinstance(unit[0], parallel.Part):
+        return tuple(unit)
+    if unit and isinstance(unit[0], tuple):
+        return _parts(unit[0])
+    return ()
 
 
 # -- bags of records -----------------------------------------------------------------------------

@@ -267,3 +267,50 @@ class TableError(EvalregError, ValueError):
         where = f"{family} {version}".strip()
         at = f" {pointer}" if pointer else ""
         super().__init__(f"{where}{at}: {message}" if where or at else message)
+
+
+class OutputOverlapError(EvalregError):
+    """An output folder is, contains or lies inside an input folder (or would replace an input)."""
+
+    def __init__(self, output: str, source: str, how: str) -> None:
+        self.output = output
+        self.source = source
+        self.how = how
+        super().__init__(
+            f"the output folder {output} {how} {source}: migrated files would be written over "
+            "or among the files being read; choose an output folder outside the input"
+        )
+
+
+class WorkerError(EvalregError):
+    """The worker processes of a run cannot do its work (they die as they start, say)."""
+
+
+class NoWorkersError(ClusterError):
+    """A Dask scheduler has no worker to do the work, within the time waited for one."""
+
+    exit_code = 1
+
+    def __init__(self, address: str, waited: float) -> None:
+        self.address = address
+        self.reason = f"no worker joined it within {waited:.0f} s"
+        EvalregError.__init__(
+            self, f"the Dask scheduler {address!r} has no workers: {self.reason}; start some"
+        )
+
+
+class ClusterLostError(ClusterError):
+    """The Dask scheduler of a run went away before the run was done."""
+
+    exit_code = 1
+
+    def __init__(self, address: str, reason: str, unfinished: int) -> None:
+        self.address = address
+        self.reason = reason
+        self.unfinished = unfinished
+        EvalregError.__init__(
+            self,
+            f"lost the Dask scheduler {address!r} ({reason}): the run stopped; the files "
+            f"reported above are done, the {unfinished:,} being worked on and every file after "
+            "them are not",
+        )

@@ -6,6 +6,7 @@ prints or exits, and one bad file or record never stops the rest.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
@@ -30,17 +31,21 @@ from evalreg.io.readers import (
     Block,
     Item,
     cannot_read,
+    count_lines,
     empty_file,
     file_kind,
     is_gzip,
     jsonl_item,
     open_binary,
+    out_of_memory,
     read_blocks,
+    read_document,
     read_items,
     read_items_from_bytes,
     read_range_blocks,
     read_whole,
 )
+from evalreg.io.streams import check_memory
 
 
 @dataclass(frozen=True)
@@ -321,7 +326,10 @@ class _QuickCheck:
 
     def file(self, path: str) -> Iterator[RecordCheck | ValidRun]:
         """Check every record of one file."""
-        yield from self._file(path)
+        try:
+            yield from self._file(path)
+        except MemoryError:  # the file is unreadable here; the run goes on
+            yield self.check(Item(path, None, error=out_of_memory(path)))
         if self.rules is not None:
             self.rules.close(path)
 
@@ -330,8 +338,11 @@ class _QuickCheck:
         if kind == "json" and path != STDIN and not is_gzip(path):
             try:
                 data = read_whole(path)
-            except OSError:
-                pass  # the general path below says why
+            except OSError as err:
+                if err.errno == errno.EFBIG:  # too large to read whole: no use trying again
+                    yield self.check(cannot_read(path, err))
+                    return
+                # else the general path below says why
             else:
                 yield from self._document(data, path)
                 return
@@ -352,7 +363,7 @@ class _QuickCheck:
                     if not (yield from self.lines(read_blocks(stream), path)):
                         yield self.check(empty_file(path))
                     return
-                yield from self._document(stream.read(), path)
+                yield from self._document(read_document(stream, path), path)
             except (OSError, EOFError) as err:
                 yield self.check(cannot_read(path, err))
 
@@ -376,6 +387,7 @@ class _QuickCheck:
 
     def _document(self, data: bytes, path: str) -> Iterator[RecordCheck | ValidRun]:
         """Check the bytes of a whole JSON document."""
+        check_memory(len(data))
         try:
             record = loads(data)
         except DecodeError:
@@ -519,7 +531,7 @@ def _gather(
 ) -> Iterator[RecordCheck | ValidRun]:
     """Yield the results of the workers' units in input order, keeping their summaries."""
     offset = 0
-    results = parallel.imap(_check_unit, units, registry, jobs, args, runner=runner)
+    results = parallel.imap(_check_unit, units, registry, jobs, args, runner=runner, lost=_lost)
     for unit, (found, summaries) in results:
         if quick.rules is not None:
             quick.rules.take(summaries)
@@ -533,6 +545,20 @@ def _gather(
                     check = replace(check, line=check.line + offset)
                 yield check
             offset = 0 if part.last else offset + lines
+
+
+def _lost(unit: parallel.Unit, reason: str) -> tuple[list[Checked], Summaries]:
+    """Return what a unit whose worker died reports: each part unreadable, with the reason."""
+    found: list[Checked] = []
+    for part in unit:
+        lines = 0 if part.end is None else count_lines(part.path, part.start, part.end)
+        line = None if part.end is None else 1  # the range's first line, once shifted
+        error = f"not checked: {reason}"
+        checks: list[RecordCheck | ValidRun] = [
+            RecordCheck(part.path, line, "unreadable", error=error)
+        ]
+        found.append((checks, lines))
+    return found, []
 
 
 def _across(findings: list[Located]) -> Iterator[RuleFinding]:

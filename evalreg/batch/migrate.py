@@ -34,8 +34,9 @@ from evalreg.batch.migrate_file import (
 )
 from evalreg.engine.migrate import MigrationResult
 from evalreg.engine.registry import Registry
+from evalreg.errors import OutputOverlapError
 from evalreg.io import remote
-from evalreg.io.readers import RangeItems
+from evalreg.io.readers import RangeItems, count_lines
 from evalreg.io.writers import leftovers, sync_folders, sync_written
 
 
@@ -260,6 +261,8 @@ def migrate_paths(
     a large JSONL file come back to this process, which writes the file. `config`: the
     project's configuration, whose include and exclude apply too.
     """
+    if options.out is not None and not options.dry_run:
+        check_output(paths, options.out)
     outputs: deque[str | None] = deque()  # of the files walked, in order
     found: deque[Leftover] = deque()  # temporary files of dead processes, removed
     scanned: set[str] = set()  # the folders looked at for them
@@ -320,7 +323,14 @@ def migrate_paths(
                 targets.append(target)
             yield unit, tuple(targets)
 
-    results = parallel.imap(_migrate_unit, tasks(), registry, jobs, (options,), runner=runner)
+    def lost(task: tuple[parallel.Unit, tuple[str | None, ...]], reason: str) -> list[Ranged]:
+        for output in {o for o in task[1] if o is not None and not remote.is_url(o)}:
+            _clear_leftovers(os.path.dirname(output) or os.curdir)  # what the worker was writing
+        return [_lost_part(part, output, reason) for part, output in zip(*task, strict=True)]
+
+    results = parallel.imap(
+        _migrate_unit, tasks(), registry, jobs, (options,), runner=runner, lost=lost
+    )
     flat = (
         (part, output, found)
         for (unit, targets), ranged in results
@@ -349,12 +359,67 @@ def migrate_paths(
         for held in guards:
             if isinstance(held, inplace.Guard):
                 held.release()
-        if not finished:  # stopped (a signal, Ctrl-C): workers may have been writing
-            for folder in list(scanned):
+        if not finished or runner is not None:  # workers that died or stopped may have left
+            for folder in list(scanned):  # what they were writing: this run removes it
                 _clear_leftovers(folder)
         if not synced:
             folders.add(Path(str(options.out)))  # the workers' outputs are flushed here too
         sync_written(folders, files_synced=synced)
+
+
+def check_output(paths: Sequence[str], out: str) -> None:
+    """Refuse an output folder that is, contains or lies inside an input folder.
+
+    Writing there would replace the files being read, or mix the outputs into the input, so that
+    the next run reads them again (`out/migrated/migrated/...`). A file given as input is refused
+    when its output would be the file itself.
+
+    Raises:
+        OutputOverlapError: `out` overlaps an input.
+    """
+    target = _comparable(out)
+    for root in paths:
+        base = _base(root)
+        if base is None:  # a file: its output is `out/NAME`
+            if _comparable(os.path.join(out, os.path.basename(root.rstrip("/")))) == _comparable(
+                root
+            ):
+                raise OutputOverlapError(out, root, "holds the input file")
+            continue
+        folder = _comparable(base)
+        if target == folder:
+            raise OutputOverlapError(out, base, "is the input folder")
+        if _within(target, folder):
+            raise OutputOverlapError(out, base, "lies inside the input folder")
+        if _within(folder, target):
+            raise OutputOverlapError(out, base, "contains the input folder")
+
+
+def _within(inner: str, outer: str) -> bool:
+    """Return whether `inner` lies below `outer` (both as `_comparable` spells them)."""
+    return inner.startswith(outer if outer.endswith("/") else outer + "/")
+
+
+def _comparable(path: str) -> str:
+    """Return a path (or URL) in one spelling: the real local path, `/` separated, no `/` last."""
+    if remote.is_url(path) and remote.is_local_url(path):
+        path = remote.local_path(path)
+    if remote.is_url(path):
+        return path.rstrip("/")
+    return Path(os.path.realpath(path)).as_posix().rstrip("/") or "/"
+
+
+def _lost_part(part: parallel.Part, output: str | None, reason: str) -> Ranged:
+    """Return what a part whose worker died reports: the file failed, or the range's lines."""
+    if part.whole:
+        message = f"left as it was: {reason} while migrating it"
+        return [FileMigration(part.path, output, "failed", message=message)], 0, None
+    assert part.end is not None
+    lines = count_lines(part.path, part.start, part.end)
+    error = f"{lines:,} lines from here not migrated: {reason}"
+    result = MigrationResult("failed", None, error=error)
+    failed = RecordMigration(part.path, 1, result, count=max(lines, 1))
+    return [failed], lines, None
 
 
 def _base(root: str) -> str | None:

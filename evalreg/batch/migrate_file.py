@@ -23,6 +23,8 @@ from evalreg.io.readers import (
     file_kind,
     is_gzip,
     open_binary,
+    out_of_memory,
+    read_document,
     read_items,
     read_items_from_bytes,
     read_whole,
@@ -265,7 +267,7 @@ def _migrate_document(
     try:
         if path == STDIN or is_gzip(path):
             with open_binary(path) as stream:
-                original = stream.read()
+                original = read_document(stream, path)
         else:
             original = read_whole(path)
     except OSError as err:
@@ -350,6 +352,10 @@ def migrate_file(
     except (OSError, FileBusy, FileChanged) as err:
         # The original is intact (writes are atomic); report the file and go on with the rest.
         yield FileMigration(path, output, "failed", 0, 0, tally.failed, cannot_write(output, err))
+        return
+    except MemoryError:
+        message = f"left as it was: {out_of_memory(path)}"
+        yield FileMigration(path, output, "failed", 0, 0, tally.failed, message)
         return
     yield tally.outcome(path, output, rewrites=output is not None and output != path)
 

@@ -11,6 +11,7 @@ of their file wants.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from evalreg.engine.registry import Registry
@@ -24,6 +25,7 @@ from evalreg.engine.rules import (
     family_rules,
     finish_collection,
     rule_set,
+    run_rule_code,
 )
 from evalreg.engine.selection import Selection
 from evalreg.engine.validators import Issue
@@ -46,15 +48,33 @@ def read_records(path: str) -> Iterator[tuple[int | None, Any]]:
         yield item.line, item.record
 
 
+@dataclass(frozen=True)
+class _Failed:
+    """In place of a collector's summary: why its code failed (a finding at the end of the run)."""
+
+    message: str
+
+
+class _Dropped:
+    """In place of a collector that could not be made: it takes nothing and sums up nothing."""
+
+    def add(self, record: Any, ctx: RuleContext) -> None:
+        pass
+
+    def summary(self) -> None:
+        return None
+
+
 class _Open:
     """What the rules keep of the file being read: its file rules done, its collectors."""
 
-    __slots__ = ("collectors", "filed", "held")
+    __slots__ = ("collectors", "failed", "filed", "held")
 
     def __init__(self, filed: bool) -> None:
         self.filed: set[tuple[str, str]] | None = None if filed else set()
         """The family and version whose file rules ran (None: leave them to another part)."""
         self.collectors: list[tuple[Rule, Collector]] = []
+        self.failed: Summaries = []
         self.held: dict[tuple[Rule, str, str], tuple[Collector, RuleContext]] = {}
 
 
@@ -125,7 +145,9 @@ class RuleRun:
                     state, rule, path, family, version
                 )
             held[1].line = line
-            held[0].add(record, held[1])
+            _, failure = run_rule_code(held[0].add, record, held[1])
+            if failure is not None:
+                found.append(rule.issue("", failure))
         if found:
             here = self.here(path)
             if here.restyles:
@@ -139,8 +161,12 @@ class RuleRun:
         assert rule.collector is not None
         collector = next((c for r, c in state.collectors if r is rule), None)
         if collector is None:
-            collector = rule.collector(path)
+            collector, failure = run_rule_code(rule.collector, path)
+            if failure is not None:
+                collector = _Dropped()
             state.collectors.append((rule, collector))
+            if failure is not None:
+                state.failed.append(((rule.family, rule.id), path, _Failed(failure)))
         return collector, RuleContext(rule, family, version, path, None)
 
     def skip_file_rules(self, path: str) -> None:
@@ -153,9 +179,11 @@ class RuleRun:
         state = self._files.pop(path, None)
         if state is None:
             return []
-        closed: Summaries = []
+        closed: Summaries = list(state.failed)
         for rule, collector in state.collectors:
-            summary = collector.summary()
+            summary, failure = run_rule_code(collector.summary)
+            if failure is not None:
+                summary = _Failed(failure)
             if summary is not None:
                 closed.append(((rule.family, rule.id), path, summary))
         self.summaries += closed
@@ -173,8 +201,12 @@ class RuleRun:
         found: list[Located] = []
         for (family, rule_id), summaries in by_rule.items():
             (rule,) = (r for r in family_rules(self.registry, family) if r.id == rule_id)
-            for located in finish_collection(rule, summaries, read_records):
-                judged = self.here(located.path).judge(located.issue)
+            failed = [(p, s) for p, s in summaries if isinstance(s, _Failed)]
+            if failed:
+                summaries = [(p, s) for p, s in summaries if not isinstance(s, _Failed)]
+            located = [Located(p, None, rule.issue("", s.message)) for p, s in failed]
+            for one in [*located, *finish_collection(rule, summaries, read_records)]:
+                judged = self.here(one.path).judge(one.issue)
                 if judged is not None:
-                    found.append(Located(located.path, located.line, judged))
+                    found.append(Located(one.path, one.line, judged))
         return found

@@ -127,6 +127,11 @@ def migrate_command(
         fail("--overwrite-backup goes with --backup")
     if "-" in paths:
         fail("migrate reads files, not standard input; use evalreg.load() for streams")
+    if out is not None and out.lower().startswith("memory://"):
+        fail(
+            "--out memory:// keeps files in this process's memory, gone when the command ends; "
+            "give a folder or a store URL (memory:// is for the Python API)"
+        )
     if in_place and any("://" in p for p in paths):
         fail("--in-place rewrites local files only; write URLs elsewhere with --out DIR|URL")
     registry = context.registry

@@ -12,9 +12,16 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from evalreg.engine.detect import detect
+from evalreg.engine.modules import fails_alone
 from evalreg.engine.steps import Note, Relabel, Step, StepContext, StepFunction, step_set
 from evalreg.engine.validators import validator
-from evalreg.errors import DataLossError, EvalregError, ParameterError, version_not_known
+from evalreg.errors import (
+    DataLossError,
+    EvalregError,
+    ParameterError,
+    one_line,
+    version_not_known,
+)
 from evalreg.io.codec import clone
 from evalreg.io.pointer import MISSING, resolve, split
 from evalreg.registry.versions import match_version
@@ -266,8 +273,12 @@ def migrate_record(
             migrated = function(current, ctx)
         except DataLossError as err:
             return _failed(base, str(err), name, steps=tuple(done))
-        except Exception as err:  # a step is user code: report the failure, keep going
+        except BaseException as err:  # a step is user code: report the failure, keep going
+            if not fails_alone(err):
+                raise
             message = f"{type(err).__name__}: {err}"
+            if not message.isprintable():  # a line of the report, whatever the step raised
+                message = one_line(message, 1000)
             return _failed(base, message, name, steps=tuple(done))
         if not isinstance(migrated, dict):
             return _failed(base, "the step did not return an object", name)

@@ -30,16 +30,19 @@ from __future__ import annotations
 
 import inspect
 import os
+import sys
+import threading
+from _thread import get_ident
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from evalreg.engine.conditions import declared_check
-from evalreg.engine.modules import load_module
+from evalreg.engine.modules import fails_alone, load_module
 from evalreg.engine.selection import ALL_RULES, Selection
 from evalreg.engine.validators import Issue
-from evalreg.errors import RegistryError
+from evalreg.errors import RegistryError, cut_repr, one_line
 from evalreg.registry.rules import (
     RuleSpec,
     Scope,
@@ -138,8 +141,87 @@ class Rule:
         return family in self.also or (family == self.family and version in self.versions)
 
     def issue(self, pointer: str, message: str) -> Issue:
-        """Return an issue of this rule."""
+        """Return an issue of this rule; its message on one line, of at most `MAX_MESSAGE` chars."""
+        if len(message) > MAX_MESSAGE or not message.isprintable():
+            message = one_line(message, MAX_MESSAGE)
         return Issue(pointer, message, "rule", rule=self.id, severity=self.severity)
+
+
+MAX_MESSAGE = 1000
+"""The longest message of a rule's finding, in characters (longer ones are cut); line ends and
+other control characters in a message become spaces, so that a finding is one line."""
+
+
+# -- running a rule's code ----------------------------------------------------------------------
+
+
+class _Printed:
+    """What a rule's code wrote to standard output while it ran (in the main thread)."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.parts.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    def take(self) -> str:
+        """Return what was written, and forget it."""
+        text = "".join(self.parts)
+        self.parts.clear()
+        return text
+
+
+_printed = _Printed()
+_main = threading.main_thread().ident
+
+
+def _forked() -> None:
+    global _main
+    _main = threading.main_thread().ident
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forked)
+
+
+def run_rule_code(function: Callable[..., Any], *args: Any) -> tuple[Any, str | None]:
+    """Call a Python rule's code; return what it returned, and None or why it fails the record.
+
+    A rule is user code: what it raises is its failure, `sys.exit()` included (Ctrl-C and the
+    run's own stop on a signal go on up). In the main thread, what it writes to standard output
+    is kept off the report and is its failure too: it would break `--format json`.
+    """
+    if get_ident() != _main:
+        try:
+            return function(*args), None
+        except BaseException as err:
+            return None, _failed(err)
+    saved = sys.stdout
+    sys.stdout = _printed
+    try:
+        value = function(*args)
+    except BaseException as err:
+        _printed.parts.clear()
+        return None, _failed(err)
+    finally:
+        sys.stdout = saved
+    if _printed.parts:
+        return value, f"the rule wrote to standard output: {cut_repr(_printed.take(), 200)}"
+    return value, None
+
+
+def _failed(err: BaseException) -> str:
+    """Return the finding of a rule that raised `err` (raise it again if it stops the run)."""
+    if not fails_alone(err):
+        raise err
+    return f"the rule failed: {type(err).__name__}: {err}"
 
 
 # -- declarative rules --------------------------------------------------------------------------
@@ -192,7 +274,9 @@ def load_rule(path: Path, family: str) -> Rule:
             raise RegistryError(where, f"a {kind} rule must define check(record, ctx)")
 
         def check(record: Any, ctx: RuleContext, groups: dict[str, str]) -> None:
-            function(record, ctx)
+            failure = run_rule_code(function, record, ctx)[1]
+            if failure is not None:
+                ctx.report("", failure)
 
     return Rule(
         id=ident,
@@ -307,8 +391,8 @@ def _run(
     assert rule.check is not None
     try:
         rule.check(record, ctx, groups)
-    except Exception as err:  # a rule is user code: its failure is a finding, not a crash
-        ctx.report("", f"the rule failed: {type(err).__name__}: {err}")
+    except BaseException as err:  # a rule is user code: its failure is a finding, not a crash
+        ctx.report("", _failed(err))
     return ctx.findings
 
 
@@ -348,10 +432,8 @@ def finish_collection(
     """Run a collection rule's `finish` on the summaries of every file, in input order."""
     ctx = FinishContext(rule, read)
     assert rule.finish is not None
-    try:
-        rule.finish(summaries, ctx)
-    except Exception as err:  # a rule is user code (reading files too): a finding, not a crash
+    _, failure = run_rule_code(rule.finish, summaries, ctx)  # reading files too
+    if failure is not None:
         where = summaries[0][0] if summaries else ""
-        message = f"the rule failed: {type(err).__name__}: {err}"
-        ctx.findings.append(Located(where, None, rule.issue("", message)))
+        ctx.findings.append(Located(where, None, rule.issue("", failure)))
     return ctx.findings
