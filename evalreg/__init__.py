@@ -32,13 +32,17 @@ from evalreg.errors import (
 from evalreg.registry.manifest import FamilyManifest
 from evalreg.stepkit import (
     as_text,
+    at,
     carry,
     clone,
+    gather,
     insert_after,
     relabel,
     rename_key,
     rename_key_each,
+    strings_only,
     to_pointer,
+    to_text,
     unchanged,
 )
 
@@ -99,11 +103,13 @@ __all__ = [
     "UnknownVersionError",
     "__version__",
     "as_text",
+    "at",
     "carry",
     "changelog_markdown",
     "clone",
     "default_registry",
     "diff_schemas",
+    "gather",
     "insert_after",
     "load",
     "load_registry",
@@ -112,6 +118,8 @@ __all__ = [
     "rename_key",
     "rename_key_each",
     "schema_uri",
+    "strings_only",
     "to_pointer",
+    "to_text",
     "unchanged",
 ]

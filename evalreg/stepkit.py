@@ -1,30 +1,21 @@
 """Tools for writing migration steps: copy a record, relabel it, convert values, rename keys.
 
 Every function here is pure: it returns new objects and never changes the ones it is given,
-which is what a step's `upgrade` and `downgrade` must do too.
+which is what a step's `upgrade` and `downgrade` must do too (`carry` puts a value into an
+object the step has made). Given the step's context and where the value is, the helpers that
+change something report it too (`to_text` and `strings_only` a conversion, `rename_key` a rename,
+`carry` a move, `gather` the moves of list items), so the step need not.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from evalreg.engine.steps import Relabel, StepContext
 from evalreg.io.codec import clone, dumps, holds_exact
-from evalreg.io.pointer import to_pointer
-
-__all__ = [
-    "as_text",
-    "carry",
-    "clone",
-    "insert_after",
-    "relabel",
-    "rename_key",
-    "rename_key_each",
-    "to_pointer",
-    "unchanged",
-]
+from evalreg.io.pointer import MISSING, escape, to_pointer
 
 _Step = Callable[[dict[str, Any], StepContext], dict[str, Any]]
 
@@ -83,30 +74,124 @@ def insert_after(mapping: dict[str, Any], after: str, key: str, value: Any) -> d
     return out
 
 
-def rename_key(value: Any, old: str, new: str, *, nested: bool = False) -> Any:
+def at(pointer: str, *tokens: str | int) -> str:
+    """Return the pointer of a place inside the one at `pointer` (`at("/a", "b/c", 0)` is
+    `/a/b~1c/0`): each token escaped, as keys may hold `/` and `~`."""
+    return pointer + "".join("/" + escape(token) for token in tokens)
+
+
+def to_text(value: Any, ctx: StepContext, pointer: str) -> str:
+    """Return `as_text(value)`, reporting the conversion at `pointer` unless it was a string."""
+    text = as_text(value)
+    if not isinstance(value, str):
+        ctx.converted(pointer, value, text)
+    return text
+
+
+def strings_only(mapping: dict[str, Any], ctx: StepContext, pointer: str) -> dict[str, Any]:
+    """Return `mapping` with every value as text (`to_text`), each conversion reported.
+
+    `mapping` itself is returned when it holds only strings; otherwise a new dict.
+    """
+    for value in mapping.values():
+        if not isinstance(value, str):
+            break
+    else:
+        return mapping
+    return {key: to_text(item, ctx, at(pointer, key)) for key, item in mapping.items()}
+
+
+def rename_key(
+    value: Any,
+    old: str,
+    new: str,
+    *,
+    nested: bool = False,
+    ctx: StepContext | None = None,
+    source: str = "",
+    target: str | None = None,
+) -> Any:
     """Return a copy of `value` with the key `old` of an object named `new`, in the same place.
 
     A value that is no object is copied as it is. With `nested`, the list under `old` gets
-    `rename_key_each(..., nested=True)`: the shape of checks that hold inner checks.
+    `rename_key_each(..., nested=True)`: the shape of checks that hold inner checks. With `ctx`,
+    each rename is reported: `source` is where `value` is in the step's input, `target` where
+    its copy goes in the output (by default the same place). Where the object holds both keys,
+    `new` keeps its value and `old` is dropped when it holds the same, else lost (allow-loss).
+
+    Raises:
+        DataLossError: `old` and `new` hold different values and loss is not allowed.
     """
     if not isinstance(value, dict):
         return clone(value)
-    return {
-        (new if key == old else key): (
-            rename_key_each(item, old, new, nested=True) if nested and key == old else clone(item)
-        )
-        for key, item in value.items()
-    }
+    target = source if target is None else target
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        if key == old and new in value and old != new:
+            if ctx is not None:
+                if item == value[new]:
+                    ctx.dropped(at(source, old), f"the same value is under {new}")
+                else:
+                    ctx.lose(at(source, old), f"{new} holds another value")
+            continue
+        name = new if key == old else key
+        if nested and key == old:
+            place, to = at(source, key), at(target, name)
+            out[name] = rename_key_each(
+                item, old, new, nested=True, ctx=ctx, source=place, target=to
+            )
+        else:
+            out[name] = clone(item)
+        if key == old and ctx is not None:
+            ctx.renamed(at(source, old), at(target, new))
+    return out
 
 
-def rename_key_each(items: Any, old: str, new: str, *, nested: bool = False) -> Any:
-    """Return a copy of a list with `rename_key` applied to each item.
+def rename_key_each(
+    items: Any,
+    old: str,
+    new: str,
+    *,
+    nested: bool = False,
+    ctx: StepContext | None = None,
+    source: str = "",
+    target: str | None = None,
+) -> Any:
+    """Return a copy of a list with `rename_key` applied to each item (`source`, `target`: the
+    list's places, for the reports).
 
     A value that is no list is copied as it is.
     """
     if not isinstance(items, list):
         return clone(items)
-    return [rename_key(item, old, new, nested=nested) for item in items]
+    target = source if target is None else target
+    return [
+        rename_key(
+            item, old, new, nested=nested, ctx=ctx, source=f"{source}/{i}", target=f"{target}/{i}"
+        )
+        for i, item in enumerate(items)
+    ]
+
+
+def gather(parts: Iterable[tuple[str, Any]], target: str, ctx: StepContext) -> list[Any]:
+    """Return the items of several lists as one list at `target`, each move reported.
+
+    `parts`: each list with its place in the step's input, in order; a part that is no list is
+    skipped. A list that becomes the whole of the new one is reported as one move; otherwise
+    each item is reported moved to its new index. The items are the same objects as in the
+    lists (copy them first where they must not be shared).
+    """
+    lists = [(where, part) for where, part in parts if isinstance(part, list)]
+    out: list[Any] = []
+    nonempty = [part for part in lists if part[1]]
+    for where, part in lists:
+        if len(nonempty) == 1 and part is nonempty[0][1]:
+            ctx.moved(where, target)
+        elif part:
+            for index in range(len(part)):
+                ctx.moved(f"{where}/{index}", f"{target}/{len(out) + index}")
+        out.extend(part)
+    return out
 
 
 def carry(
@@ -118,12 +203,15 @@ def carry(
     source: str,
     target: str,
     clash: str | None = None,
+    original: Any = MISSING,
 ) -> bool:
     """Put `value` at `holder[key]` and report it moved from `source` to `target`.
 
     Where `holder[key]` already holds a different value, nothing is overwritten: the value is
     reported lost at `source`, with `clash` as the reason (by default "<target> already holds
-    another value"). Return whether the value was put.
+    another value"). Return whether the value was put. `original`: the value as it was at
+    `source`, when `value` is a conversion of it (`as_text(original)`, say); the conversion is
+    then reported too, unless both have the same type.
 
     Raises:
         DataLossError: the value clashes and the user did not allow loss.
@@ -133,17 +221,23 @@ def carry(
         return False
     holder[key] = value
     ctx.moved(source, target)
+    if original is not MISSING and type(original) is not type(value):
+        ctx.converted(target, original, value)
     return True
 
 
 __all__ = [
     "as_text",
+    "at",
     "carry",
     "clone",
+    "gather",
     "insert_after",
     "relabel",
     "rename_key",
     "rename_key_each",
+    "strings_only",
     "to_pointer",
+    "to_text",
     "unchanged",
 ]
