@@ -262,7 +262,7 @@ def test_loss_is_refused_unless_allowed(acme: evalreg.Registry) -> None:
 def test_moved_values_are_reported(acme: evalreg.Registry) -> None:
     result = acme.migrate({"version": "1.0", "score": 1, "seed": 7}, "2.0")
     assert result.record["extra"] == {"seed": 7}
-    assert [str(n) for n in result.notes] == ["moved /seed: moved to /extra/seed"]
+    assert [str(n) for n in result.notes] == ["moved /seed -> /extra/seed"]
 
 
 def test_already_current_records_are_unchanged(acme: evalreg.Registry) -> None:
