@@ -368,10 +368,8 @@ def test_migrate_counts_a_note_repeated_down_a_jsonl_file_once(
         capsys, "migrate", str(path), "--to", "0.2.1", "--out", str(tmp_path / "o")
     )
     assert code == 0, out + err
-    moved = [line for line in out.splitlines() if "moved /interactions" in line]
-    assert moved == [
-        f"{path}: moved /interactions: moved to /messages (6 records, first at line 2)"
-    ]
+    moved = [line for line in out.splitlines() if "renamed /interactions" in line]
+    assert moved == [f"{path}: renamed /interactions -> /messages (6 records, first at line 2)"]
     assert out.splitlines()[-1] == f"{path}: written: 8 migrated, 0 current, 0 failed"
 
 
@@ -381,4 +379,4 @@ def test_migrate_prints_a_single_note_with_its_line(
     path = _instance_lines(tmp_path / "runs.jsonl", "sm")
     code, out, _ = run(capsys, "migrate", str(path), "--to", "0.2.1", "--dry-run")
     assert code == 0
-    assert f"{path}:2: moved /interactions: moved to /messages" in out.splitlines()
+    assert f"{path}:2: renamed /interactions -> /messages" in out.splitlines()

@@ -239,23 +239,23 @@ class _NoteGroups:
     """
 
     def __init__(self) -> None:
-        self.groups: dict[tuple[str, str, str, str], tuple[int | None, int]] = {}
+        self.groups: dict[tuple[str, str], tuple[int | None, int]] = {}
 
     def add(self, path: str, line: int | None, notes: Iterable[Any], records: int = 1) -> None:
         """Count the notes of the record at `path`, `line` (and of the `records` - 1 after it)."""
         for note in notes:
-            key = (path, note.kind, note.pointer or "/", note.detail)
+            key = (path, note.describe(generalise=True))
             first, count = self.groups.get(key, (line, 0))
             self.groups[key] = (first, count + records)
 
     def lines(self) -> Iterator[str]:
         """Yield one line per distinct note, in the order they first came."""
-        for (path, kind, pointer, detail), (first, count) in self.groups.items():
+        for (path, text), (first, count) in self.groups.items():
             if count == 1:
-                yield f"{located(path, first)}: {kind} {pointer}: {detail}"
+                yield f"{located(path, first)}: {text}"
                 continue
             where = "" if first is None else f", first at line {first}"
-            yield f"{located(path, None)}: {kind} {pointer}: {detail} ({count:,} records{where})"
+            yield f"{located(path, None)}: {text} ({count:,} records{where})"
 
     def clear(self) -> None:
         """Forget the notes counted so far (a file is done)."""
@@ -308,10 +308,7 @@ def _print_json_row(event: Any, line: int | None, dry_run: bool) -> None:
             "from": result.source,
             "to": result.target,
             "steps": list(result.steps),
-            "notes": [
-                {"kind": n.kind, "pointer": n.pointer, "detail": n.detail, "step": n.step}
-                for n in result.notes
-            ],
+            "notes": [n.as_json() for n in result.notes],
             "error": result.error,
             "failed_step": result.failed_step,
         }
