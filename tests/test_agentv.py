@@ -307,15 +307,24 @@ def test_a_case_with_no_expected_turn_is_refused_going_down_to_v2(
     assert "which v2 requires" in (result.error or "")
 
 
-def test_schema_label_is_relabelled_along_the_way_and_never_added(registry: Registry) -> None:
+def test_the_schema_label_is_the_one_agentv_writes_in_every_era_and_never_added(
+    registry: Registry,
+) -> None:
+    # AgentV's files and validator know one eval label, agentv-eval-v2, in every era since 2.
     record = _load("era2-unit-conversion.eval.yaml")
     labelled = {"$schema": "agentv-eval-v2", **record}
     up = registry.migrate(labelled, "latest")
-    assert up.record["$schema"] == "agentv-eval-v4"
+    assert up.ok and up.record["$schema"] == "agentv-eval-v2"
+    assert registry.detect(up.record).version == "4"  # the structure tells the era
+    assert "$schema" not in str([n.pointer for n in up.notes])  # the label did not change
     assert registry.migrate(up.record, "2", family=FAMILY).record == labelled
     assert "$schema" not in registry.migrate(record, "latest").record
     old_name = registry.migrate({**record, "$schema": "agentevo-eval-v2"}, "2.1")
-    assert old_name.record["$schema"] == "agentv-eval-v2.1"
+    assert old_name.record["$schema"] == "agentv-eval-v2"
+    assert [str(n) for n in old_name.notes if n.pointer == "/$schema"] == [
+        'converted /$schema: string -> string ("agentevo-eval-v2" -> "agentv-eval-v2"): '
+        "the label since the project's rename"
+    ]
 
 
 # -- what each step does with values the next era renamed or cannot hold ---------------------

@@ -12,7 +12,15 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from evalreg.engine.detect import detect
-from evalreg.engine.steps import Note, Relabel, Step, StepContext, StepFunction, step_set
+from evalreg.engine.steps import (
+    Note,
+    Param,
+    Relabel,
+    Step,
+    StepContext,
+    StepFunction,
+    step_set,
+)
 from evalreg.engine.validators import validator
 from evalreg.errors import DataLossError, EvalregError, ParameterError, version_not_known
 from evalreg.io.codec import clone
@@ -25,6 +33,7 @@ if TYPE_CHECKING:
     from evalreg.registry.manifest import Marker
 
 ValidateMode = Literal["final", "each", "none"]
+_NONE_GIVEN: frozenset[str] = frozenset()
 VALIDATE_MODES: tuple[ValidateMode, ...] = ("final", "each", "none")
 
 
@@ -77,6 +86,8 @@ class _Route:
     chain: tuple[Step, ...]
     defaults: Mapping[str, Any]
     """The default of every parameter the chain declares (read-only: every step sees it)."""
+    declared: Mapping[str, Param]
+    """Every parameter the chain declares, by name (which of them are placeholders)."""
     moves: tuple[_Move, ...]
     """The chain to run when nothing is checked in between: relabels in a row fused."""
     each: tuple[_Move, ...]
@@ -100,8 +111,9 @@ class _Route:
             chain = steps.plan(source, target)
             each = tuple(_Move(s.function, (s.name,), s.target) for s in chain)
             defaults = MappingProxyType(dict(steps.defaults(source, target)))
+            declared = MappingProxyType({p.name: p for s in chain for p in s.module.params})
             writer = _Writer.of(registry, family)
-            route = cls(target, chain, defaults, _fuse(each), each, writer)
+            route = cls(target, chain, defaults, declared, _fuse(each), each, writer)
             cache[family, source, to] = route
         return route
 
@@ -232,13 +244,13 @@ def migrate_record(
     else:
         registry.manifest(family)
         stated = registry.manifest(family).read_version(record)
-        if stated is not None and stated[2] is not None:
+        if detection.ok and detection.family == family:
+            source = detection.version  # the label, or the structure where a label is stale
+        elif stated is not None and stated[2] is not None:
             source = match_version(stated[2], registry.versions(family))
             if source is None:
                 message = version_not_known(stated[2], registry.versions(family), family)
                 return _failed(base | {"family": family}, message)
-        elif detection.ok and detection.family == family:
-            source = detection.version
         else:
             return _failed(
                 base | {"family": family}, f"cannot tell which version of {family} this is"
@@ -256,11 +268,14 @@ def migrate_record(
     current: Any = clone(record) if copy_input and chain else record
     done: list[str] = []
     all_params = MappingProxyType({**route.defaults, **params}) if params else route.defaults
+    given = frozenset(params) if params else _NONE_GIVEN
     writer = route.writer
     each = validate == "each"
     for function, names, version in route.each if each else route.moves:
         name = names[-1]
-        ctx = StepContext(all_params, allow_loss=allow_loss, step=name)
+        ctx = StepContext(
+            all_params, allow_loss=allow_loss, step=name, given=given, declared=route.declared
+        )
         try:
             migrated = function(current, ctx)
         except DataLossError as err:

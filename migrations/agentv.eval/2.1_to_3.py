@@ -17,7 +17,7 @@ fields, which 2.1 allowed and era 3 does not (a `description`, values a judge pr
 are kept under the test's `metadata` by their old name and reported as kept. The file-level
 default `evaluator` becomes a check of every test that has none, which is what a default does;
 a default that is no evaluator type (e.g. `heuristic`) is lost (only with allow-loss).
-`$schema: agentv-eval-v2(.1)` is kept and relabelled `agentv-eval-v3`; none is added.
+`$schema` is kept as it is (AgentV's own label, `agentv-eval-v2`, in every era); none is added.
 
 Downgrade: the renames back, the kept values back to their places; an evaluator without a name
 is named after its type (2.1 requires names); checks written as plain sentences (rubric

@@ -9,9 +9,10 @@ change the step makes is the rename of 2025-12-16, in place. Early v2 files also
 `$schema` when it has one), so it is dropped; any other `version` value has no place in 2.1 and
 is lost (only with allow-loss).
 
-`$schema: agentv-eval-v2` (or the older `agentevo-eval-v2`) is kept and relabelled
-`agentv-eval-v2.1`, so the file keeps saying which era it is in; a file without `$schema` gets
-none.
+`$schema: agentv-eval-v2` is kept: it is the one label AgentV's files and validator use in every
+era since 2 (there is no `agentv-eval-v2.1`). The older `agentevo-eval-v2`, the label of the day
+before the project's rename, becomes `agentv-eval-v2` (reported as converted). A file without
+`$schema` gets none.
 
 Downgrade: renames back (`expected_outcome` -> `outcome`, `code_judge` -> `code`, case-level
 `evaluators` into `execution.evaluators`, `execution.target` -> `target`, the `input` /

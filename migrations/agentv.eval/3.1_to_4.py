@@ -16,7 +16,7 @@ The suite-level `input` of era 3.1, shared by every test, has no counterpart: pr
 `default_test.metadata.input` and reported as kept. A test's `note` and `dataset`, which era 4
 tests do not have, are kept in its `metadata` the same way. Where `default_test` is a file
 reference, the suite checks stay the suite-level `assert` and the suite input stays `input`,
-both of which era 4 reads. `$schema: agentv-eval-v3.1` is kept and relabelled `agentv-eval-v4`;
+both of which era 4 reads. `$schema` is kept as it is (AgentV's own label, `agentv-eval-v2`);
 none is added. Criteria, expected outputs, ids and metadata are carried unchanged.
 
 Downgrade: the moves back (one provider becomes `target`, several `execution.targets`). Lost,

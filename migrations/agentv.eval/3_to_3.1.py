@@ -8,8 +8,8 @@ test's `expected_outcome`, `input_messages` and `expected_messages` are `criteri
 the test's `metadata` and reported as kept. The file-level `dataset` and default `evaluator`,
 which era 3.1 has no field for, and a test's fields that era 3.1 does not list (`eval_set`, and
 the other fields the first schemas of era 3 allowed) are kept the same way. Nothing else
-changes; era 3.1 adds keys an era-3 file does not have. `$schema: agentv-eval-v3` is kept and
-relabelled `agentv-eval-v3.1`; none is added.
+changes; era 3.1 adds keys an era-3 file does not have. `$schema` is kept as it is (AgentV's
+own label, `agentv-eval-v2`); none is added.
 
 Downgrade: `assertions` back to `assert`, the kept values back to their places, a one-turn
 input object as a list of that turn. Lost, only with allow-loss: what era 3 has no place for,
