@@ -198,9 +198,78 @@ def _set_marker(registry: BaseRegistry, family: str, record: Any, before: Any, v
 
 
 def _failed(
-    result: dict[str, Any], error: str, step: str | None = None, **more: Any
+    result: dict[str, Any],
+    error: str,
+    step: str | None = None,
+    cause: _Cause | None = None,
+    **more: Any,
 ) -> MigrationResult:
+    """Return a failed result; where `cause` names an earlier place the record went wrong,
+    the failure is put there, with what became of it at the failing step after it."""
+    if cause is not None:
+        at = f"at step {step}: " if step != cause.step else ""
+        error = f"{cause.reason} (then {at}{error})"
+        step = cause.step
+        more["issues"] = cause.issues
     return MigrationResult("failed", error=error, failed_step=step, **result, **more)
+
+
+class _Cause(NamedTuple):
+    """Where a record first went wrong on its route: the step, why, and the problems."""
+
+    step: str
+    reason: str
+    issues: tuple[Issue, ...]
+
+
+def _cause(
+    registry: BaseRegistry,
+    route: _Route,
+    record: Any,
+    upto: int,
+    params: Mapping[str, Any],
+    given: frozenset[str],
+    allow_loss: bool,
+) -> _Cause | None:
+    """Return the first place before step `upto` of `route` where `record` went wrong.
+
+    Run only for a record that failed later on: its input is validated at its own version, then
+    the route is run again step by step, each result validated at its step's version, so that
+    a failure names its cause rather than the step where it showed. `record` is the caller's
+    record, which the first run did not change (steps never change their input). None: every
+    result before step `upto` was valid (or the run again failed otherwise).
+    """
+    family = route.chain[0].module.family
+    source = route.chain[0].source
+    issues = validator(registry, family, source).issues(record)
+    if issues:
+        reason = (
+            f"the record is not valid at its own version {source} to begin with: "
+            f"{issues[0]}{_more(issues)}"
+        )
+        return _Cause(route.each[0].names[-1], reason, tuple(issues))
+    current = clone(record)
+    writer = route.writer
+    for function, names, version in route.each[:upto]:
+        ctx = StepContext(
+            params, allow_loss=allow_loss, step=names[-1], given=given, declared=route.declared
+        )
+        try:
+            migrated = function(current, ctx)
+        except Exception:  # the run again fails otherwise than the first: nothing to add
+            return None
+        if not isinstance(migrated, dict):
+            return None
+        current = migrated if writer is None else writer.write(migrated, current, version)
+        issues = validator(registry, family, version).issues(current)
+        if issues:
+            reason = f"not valid at {version} after this step: {issues[0]}{_more(issues)}"
+            return _Cause(names[-1], reason, tuple(issues))
+    return None
+
+
+def _more(issues: Any) -> str:
+    return f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""
 
 
 def migrate_record(
@@ -282,7 +351,8 @@ def migrate_record(
             return _failed(base, str(err), name, steps=tuple(done))
         except Exception as err:  # a step is user code: report the failure, keep going
             message = f"{type(err).__name__}: {err}"
-            return _failed(base, message, name, steps=tuple(done))
+            cause = _cause(registry, route, record, len(done), all_params, given, allow_loss)
+            return _failed(base, message, name, steps=tuple(done), cause=cause)
         if not isinstance(migrated, dict):
             return _failed(base, "the step did not return an object", name)
         current = migrated if writer is None else writer.write(migrated, current, version)
@@ -304,7 +374,13 @@ def migrate_record(
                 else (f"{label} {target}: {issues[0]}{extra}")
             )
             step_name = chain[-1].name if chain else None
-            return _failed(base, message, step_name, steps=tuple(done), issues=tuple(issues))
+            cause = None
+            if chain and not each:  # with `each`, every step's result was valid
+                last = len(route.each) - 1
+                cause = _cause(registry, route, record, last, all_params, given, allow_loss)
+            return _failed(
+                base, message, step_name, steps=tuple(done), issues=tuple(issues), cause=cause
+            )
     status: Literal["migrated", "current"] = "migrated" if chain else "current"
     return MigrationResult(
         status,
