@@ -223,7 +223,7 @@ def test_migrate_with_two_jobs_writes_and_reports_what_one_job_does(
     if fmt == "json":
         assert stdout.count("\n") > 300  # a row per record
     else:
-        assert "clean.jsonl: renamed /interactions -> /messages (" in stdout
+        assert "renamed /interactions -> /messages [150 records; first: " in stdout
 
 
 def test_migrate_in_place_with_two_jobs_keeps_a_backup(
@@ -244,13 +244,19 @@ def test_migrate_in_place_with_two_jobs_keeps_a_backup(
     assert "unchanged" in trees[0][1][2] or trees[0][1][0] == 0
 
 
+@pytest.mark.parametrize("listing", ["--diff", "--verbose"])
 def test_dry_run_with_two_jobs_reports_every_change(
-    small_units: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    small_units: None, tmp_path: Path, capsys: pytest.CaptureFixture[str], listing: str
 ) -> None:
     path = _jsonl(tmp_path / "samples.jsonl", 60, broken=False)
-    outputs = [_migrate(path, "--dry-run", "--jobs", j, capsys=capsys) for j in ("1", "2")]
+    args = ("--dry-run", listing)
+    outputs = [_migrate(path, *args, "--jobs", j, capsys=capsys) for j in ("1", "2")]
     assert outputs[1] == outputs[0]
-    assert outputs[0][1].count("0.2.0 -> 0.3.0") == 60
+    if listing == "--diff":
+        assert outputs[0][1].count(": 0.2.0 -> 0.3.0\n") == 60
+        assert outputs[0][1].count('  ~ /schema_version: "0.2.0" -> "0.3.0"\n') == 60
+    else:
+        assert outputs[0][1].count("renamed /interactions -> /messages\n") == 60
     assert _files(tmp_path) == {"samples.jsonl": path.read_bytes()}
 
 

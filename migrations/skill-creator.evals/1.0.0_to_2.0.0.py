@@ -95,9 +95,9 @@ def _up_assertions(
             else:
                 ctx.moved(source, f"{to}/assertion_ids/{i}")
     else:
-        for ident, source in ids:
+        for _, source in ids:
             if source is not None:
-                ctx.dropped(source, f"{ident!r} follows from the assertion's position")
+                ctx.dropped(source, "the id follows from the assertion's position")
     if any(rest for rest, _ in details):
         out["assertion_details"] = [rest for rest, _ in details]
         for i, (rest, place) in enumerate(details):
