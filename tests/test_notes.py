@@ -174,3 +174,14 @@ def test_a_note_is_a_small_frozen_value() -> None:
     with pytest.raises(AttributeError):
         note.kind = "lost"  # type: ignore[misc]
     assert not hasattr(note, "__dict__")
+
+
+def test_notes_made_fast_are_the_same_frozen_notes() -> None:
+    from evalreg.engine.notes import make_note
+
+    made = make_note("converted", "/n", "why", "s", None, ["1"], 1, None, "integer", "array")
+    direct = Note("converted", "/n", "why", "s", None, ["1"], 1, None, "integer", "array")
+    assert type(made) is Note and made == direct and hash(made) == hash(direct)
+    with pytest.raises(AttributeError):
+        made.kind = "lost"  # type: ignore[misc]
+    assert pickle.loads(pickle.dumps(made)) == direct

@@ -10,6 +10,7 @@ run prints what a run does.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -82,10 +83,11 @@ class NoteGroups:
         self.groups: dict[str, list[Any]] = {}  # text -> [first path, first line, records, files]
         self.last_file: dict[str, str] = {}  # text -> the last file that gave it
         self.others = 0  # records of notes past `MAX_DISTINCT_NOTES`
+        self.texts: dict[tuple[Any, ...], str] = {}  # what `_describe` remembers
 
     def add(self, path: str, line: int | None, notes: Iterable[Any], records: int = 1) -> None:
         """Count the notes of the record at `path`, `line` (and of the `records` - 1 after it)."""
-        for text in dict.fromkeys(note.describe(generalise=True) for note in notes):
+        for text in dict.fromkeys(self._describe(note) for note in notes):
             group = self.groups.get(text)
             if group is None:
                 if len(self.groups) >= MAX_DISTINCT_NOTES:
@@ -96,6 +98,22 @@ class NoteGroups:
             if self.last_file.get(text) != path:
                 self.last_file[text] = path
                 group[3] += 1
+
+    def _describe(self, note: Any) -> str:
+        """Return `note.describe(generalise=True)`, remembered for notes alike (records of one
+        file make the same notes again and again; describing one takes longer than this)."""
+        key: tuple[Any, ...] = (note.kind, note.pointer, note.source, note.detail, note.step)
+        key += (note.origin,)
+        if note.kind == "added" and note.origin not in (None, "derived"):
+            key += (_value_key(note.value),)
+        elif note.kind == "converted":
+            key += (note.from_type, note.to_type)
+        text = self.texts.get(key)
+        if text is None:
+            if len(self.texts) >= MAX_DISTINCT_NOTES * 10:
+                self.texts.clear()
+            text = self.texts[key] = note.describe(generalise=True)
+        return text
 
     def merge(self, other: NoteGroups) -> None:
         """Add the notes counted in `other` (those of one file) to these."""
@@ -121,6 +139,15 @@ class NoteGroups:
                 f"... and the notes of {self.others:,} more records, past the "
                 f"{MAX_DISTINCT_NOTES:,} distinct notes shown (--verbose lists every note)"
             )
+
+
+def _value_key(value: Any) -> Any:
+    """Return `value` as a key of a dict: itself if it can be one, else its JSON text."""
+    try:
+        hash(value)
+    except TypeError:
+        return json.dumps(value, sort_keys=True, default=str)
+    return (type(value), value)
 
 
 def _lines(event: Any) -> Iterable[int | None]:

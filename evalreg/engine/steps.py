@@ -18,7 +18,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 from evalreg.engine.modules import load_module
-from evalreg.engine.notes import Note, Origin, json_type
+from evalreg.engine.notes import Note, Origin, json_type, make_note
 
 __all__ = [
     "Note",
@@ -94,15 +94,15 @@ class StepContext:
 
     def kept(self, pointer: str, reason: str) -> None:
         """Report a value left where it is although the target declares no place for it."""
-        self.notes.append(Note("kept", pointer, reason, self.step))
+        self.notes.append(make_note("kept", pointer, reason, self.step))
 
     def moved(self, source: str, target: str, detail: str = "") -> None:
         """Report that the value at `source` (input) is now at `target` (output), unchanged."""
-        self.notes.append(Note("moved", target, detail, self.step, source))
+        self.notes.append(make_note("moved", target, detail, self.step, source))
 
     def renamed(self, source: str, target: str, detail: str = "") -> None:
         """Report a key renamed: the value at `source` is now at `target`, in the same place."""
-        self.notes.append(Note("renamed", target, detail, self.step, source))
+        self.notes.append(make_note("renamed", target, detail, self.step, source))
 
     def added(
         self,
@@ -118,7 +118,9 @@ class StepContext:
         `origin`: a `default` of the format, a `placeholder` for a fact the record does not
         hold, a `parameter` the user set, or `derived` from the record (from `source`).
         """
-        self.notes.append(Note("added", pointer, detail, self.step, source, value, None, origin))
+        self.notes.append(
+            make_note("added", pointer, detail, self.step, source, value, None, origin)
+        )
 
     def placeholder(self, pointer: str, value: Any, detail: str = "") -> None:
         """Report a placeholder put at `pointer`: a stand-in for a fact the record lacks."""
@@ -160,7 +162,7 @@ class StepContext:
         if lossy and not self.allow_loss:
             raise DataLossError(pointer, detail or "the conversion loses information")
         self.notes.append(
-            Note(
+            make_note(
                 "converted",
                 pointer,
                 detail,
@@ -176,7 +178,7 @@ class StepContext:
 
     def dropped(self, pointer: str, reason: str) -> None:
         """Report a value left out that loses nothing (it repeats what the record says)."""
-        self.notes.append(Note("dropped", pointer, reason, self.step))
+        self.notes.append(make_note("dropped", pointer, reason, self.step))
 
     def lose(self, pointer: str, reason: str) -> None:
         """Report a value the target cannot hold; allowed only when the user accepted loss.
@@ -186,7 +188,7 @@ class StepContext:
         """
         if not self.allow_loss:
             raise DataLossError(pointer, reason)
-        self.notes.append(Note("lost", pointer, reason, self.step))
+        self.notes.append(make_note("lost", pointer, reason, self.step))
 
 
 @dataclass(frozen=True)

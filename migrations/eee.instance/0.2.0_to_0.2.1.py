@@ -65,15 +65,15 @@ _PERFORMANCE = frozenset(
 _OLD_LOCATOR = re.compile(r"^interactions(?=$|[\[.])")
 
 
-def _strings(mapping: dict[str, Any], ctx: StepContext, where: str) -> dict[str, Any]:
-    """Return `mapping` with every value as text (`mapping` itself if it holds only text)."""
-    return strings_only(mapping, ctx, where)
-
-
-def _each(items: list[Any], upgrade: Callable[[Any, str], Any], where: str) -> list[Any]:
-    """Return `items` with `upgrade(item, pointer)` applied to each (`items` itself if no item
-    changed)."""
-    upgraded = [upgrade(item, f"{where}/{i}") for i, item in enumerate(items)]
+def _each(
+    items: list[Any],
+    upgrade: Callable[[Any, str, int, StepContext], Any],
+    where: str,
+    ctx: StepContext,
+) -> list[Any]:
+    """Return `items` with `upgrade(item, where, index, ctx)` applied to each (`items` itself if
+    no item changed); the item's pointer is made (`where/index`) only where it changes."""
+    upgraded = [upgrade(item, where, i, ctx) for i, item in enumerate(items)]
     return items if all(map(is_, upgraded, items)) else upgraded
 
 
@@ -89,37 +89,39 @@ def _as_lists(holder: dict[str, Any], ctx: StepContext, where: str, *keys: str) 
     return out
 
 
-def _call(call: Any, where: str, ctx: StepContext) -> Any:
+def _call(call: Any, where: str, index: int, ctx: StepContext) -> Any:
     """Return one item of `tool_calls` at 0.2.1 (string arguments)."""
     if isinstance(call, dict) and isinstance(call.get("arguments"), dict):
-        arguments = _strings(call["arguments"], ctx, where + "/arguments")
+        arguments = strings_only(call["arguments"], ctx, f"{where}/{index}/arguments")
         if arguments is not call["arguments"]:
             return call | {"arguments": arguments}
     return call
 
 
-def _message(message: Any, where: str, ctx: StepContext) -> Any:
+def _message(message: Any, where: str, index: int, ctx: StepContext) -> Any:
     """Return one item of `messages` at 0.2.1 (tool_call_id arrays, string arguments)."""
     if not isinstance(message, dict):
         return message
     out = message
     if isinstance(message.get("tool_call_id"), str):
         out = message | {"tool_call_id": [message["tool_call_id"]]}
-        ctx.converted(where + "/tool_call_id", message["tool_call_id"], out["tool_call_id"])
+        place = f"{where}/{index}/tool_call_id"
+        ctx.converted(place, message["tool_call_id"], out["tool_call_id"])
     calls = message.get("tool_calls")
     if isinstance(calls, list):
-        upgraded = _each(calls, lambda call, at: _call(call, at, ctx), where + "/tool_calls")
+        upgraded = _each(calls, _call, f"{where}/{index}/tool_calls", ctx)
         if upgraded is not calls:
             out = out | {"tool_calls": upgraded}
     return out
 
 
-def _attribution(item: Any, where: str, ctx: StepContext) -> Any:
+def _attribution(item: Any, where: str, index: int, ctx: StepContext) -> Any:
     """Return one item of `answer_attribution` with a source that points into `messages`."""
     source = item.get("source") if isinstance(item, dict) else None
     if isinstance(source, str) and _OLD_LOCATOR.match(source):
         new = _OLD_LOCATOR.sub("messages", source)
-        ctx.converted(where + "/source", source, new, "the locator follows the rename")
+        place = f"{where}/{index}/source"
+        ctx.converted(place, source, new, "the locator follows the rename")
         return item | {"source": new}
     return item
 
@@ -129,7 +131,7 @@ def _metadata(out: dict[str, Any], ctx: StepContext) -> None:
     extra = [] if out.keys() <= _DECLARED else [key for key in out if key not in _DECLARED]
     metadata = out.get("metadata")
     if isinstance(metadata, dict):
-        out["metadata"] = metadata = _strings(metadata, ctx, "/metadata")
+        out["metadata"] = metadata = strings_only(metadata, ctx, "/metadata")
     if not extra:
         return
     if metadata is None:
@@ -156,7 +158,7 @@ def _performance(performance: Any, ctx: StepContext) -> Any:
         return performance
     details = performance.get("additional_details")
     if isinstance(details, dict):
-        text = _strings(details, ctx, "/performance/additional_details")
+        text = strings_only(details, ctx, "/performance/additional_details")
         if text is not details:
             performance = performance | {"additional_details": text}
     if performance.keys() <= _PERFORMANCE:
@@ -182,7 +184,7 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
         out = _renamed(out)
         ctx.renamed("/interactions", "/messages")
     if isinstance(out.get("messages"), list):
-        out["messages"] = _each(out["messages"], lambda m, at: _message(m, at, ctx), "/messages")
+        out["messages"] = _each(out["messages"], _message, "/messages", ctx)
     if "evaluation_result_id" in out:
         out["evaluation_result_id"] = to_text(
             out["evaluation_result_id"], ctx, "/evaluation_result_id"
@@ -197,7 +199,7 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
         out["output"] = _as_lists(out["output"], ctx, "/output", "raw", "reasoning_trace")
     if isinstance(out.get("answer_attribution"), list):
         out["answer_attribution"] = _each(
-            out["answer_attribution"], lambda a, at: _attribution(a, at, ctx), "/answer_attribution"
+            out["answer_attribution"], _attribution, "/answer_attribution", ctx
         )
     evaluation = out.get("evaluation")
     if isinstance(evaluation, dict) and isinstance(evaluation.get("score"), bool):
