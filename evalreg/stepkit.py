@@ -209,7 +209,8 @@ def carry(
 
     Where `holder[key]` already holds a different value, nothing is overwritten: the value is
     reported lost at `source`, with `clash` as the reason (by default "<target> already holds
-    another value"). Return whether the value was put. `original`: the value as it was at
+    another value"); where it holds the same value, the value is reported dropped. Return
+    whether the value is at `holder[key]`. `original`: the value as it was at
     `source`, when `value` is a conversion of it (`as_text(original)`, say); the conversion is
     then reported too, unless both have the same type.
 
@@ -219,6 +220,9 @@ def carry(
     if key in holder and holder[key] != value:
         ctx.lose(source, f"{target} already holds another value" if clash is None else clash)
         return False
+    if key in holder:  # the same value: nothing to put, nothing lost
+        ctx.dropped(source, f"{target} holds the same value")
+        return True
     holder[key] = value
     ctx.moved(source, target)
     if original is not MISSING and type(original) is not type(value):
