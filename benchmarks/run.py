@@ -2,6 +2,7 @@
 
     python benchmarks/run.py            # full sizes: about 4 GB of data, some minutes
     python benchmarks/run.py --quick    # small sizes, no waiting: a smoke run, figures mean little
+    python benchmarks/run.py --dry-run-only   # only migrate --dry-run against migrate --out
 
 `benchmarks/scale.py` adds `--jobs 2` and a Dask cluster of two workers against `--jobs 1` on the
 instance file, beside the machine's two-process ceiling.
@@ -502,6 +503,20 @@ def benchmark(data: Path, sizes: Sizes, repeat: int, cores: int, idle: float) ->
         name = row.name.replace(", --jobs 1", ", 1 job").replace(f", {many}", ", all cores")
         report.target(f"{name} / rewrite floor", row.ratio, 3, "x", below=True)
 
+    # the dry run against the run, on the same files
+    dry_run_costs(
+        [
+            (label, paths[key], to)
+            for key, to, label in (
+                ("migrate_aggregates", "0.2.0", "migrate aggregate 0.1.0 -> 0.2.0"),
+                ("migrate_lines", "latest", "migrate instance 0.2.0 -> latest"),
+            )
+        ],
+        repeat,
+        report,
+        out,
+    )
+
     # --jobs: throughput and identical output
     pairs = [(agg1, agg_n), (lines1, lines_n), (magg1, magg_n), (mlines1, mlines_n)]
     if cores < 2:
@@ -586,6 +601,92 @@ def benchmark(data: Path, sizes: Sizes, repeat: int, cores: int, idle: float) ->
     return report
 
 
+# -- the dry run against the run ----------------------------------------------------------------
+
+
+def _cpu_seconds(command: Sequence[str], before: Callable[[], None] | None) -> tuple[float, int]:
+    """Run `command` once; return the CPU seconds (user + system) it took, and its exit code.
+
+    CPU time, not wall time: on a machine shared with other work, a process's own CPU seconds
+    change far less from run to run than its wall time.
+    """
+    if before is not None:
+        before()
+    process = subprocess.Popen(
+        command, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return usage.ru_utime + usage.ru_stime, process.returncode
+
+
+DRY_RUN_LIMIT = 1.2
+"""A dry run may cost this much of the run it plans (`migrate --out`), at most."""
+
+
+def dry_run_costs(
+    inputs: Sequence[tuple[str, Path, str]], repeat: int, report: Report, out: Path
+) -> None:
+    """Time `migrate --dry-run` against `migrate --out` on the same files, by CPU time.
+
+    `inputs`: a label, the files and the target version of each migration benchmark. Both run
+    with `--jobs 1` (one process, whose CPU time is all of the work), taking turns, the best of
+    `repeat` each.
+    """
+    for label, source, to in inputs:
+        base = [*EVALREG, "migrate", "--to", to, str(source), "--jobs", "1"]
+        written = out / "dry-run-real"
+        best = {"dry": float("inf"), "out": float("inf")}
+        codes = set()
+        for _ in range(repeat):
+            for kind, command, before in (
+                ("out", [*base, "--out", str(written)], _warm(source, written)),
+                ("dry", [*base, "--dry-run"], _warm(source)),
+            ):
+                seconds, code = _cpu_seconds(command, before)
+                best[kind] = min(best[kind], seconds)
+                codes.add(code)
+        shutil.rmtree(written, ignore_errors=True)
+        ratio = best["dry"] / best["out"]
+        report.notes.append(
+            f"{label}: --dry-run {best['dry']:.2f} s, --out {best['out']:.2f} s of CPU time "
+            f"(user + system, one process, best of {repeat}; CPU time, as the machine may be "
+            f"shared), exit codes {sorted(codes)}"
+        )
+        report.target(
+            f"{label}, --dry-run / --out, CPU time", ratio, DRY_RUN_LIMIT, "x", below=True
+        )
+
+
+def dry_run_only(data: Path, sizes: Sizes, repeat: int) -> Report:
+    """Generate the two migration inputs (if missing) and time only the dry run against the run."""
+    folder = data / "dry-run"
+    aggregates = folder / f"aggregate-0.1.0-{sizes.migrate_aggregates}"
+    lines = folder / f"instance-0.2.0-{sizes.migrate_lines}.jsonl"
+    if not aggregates.exists():
+        print(f"generating {aggregates} ...", flush=True)
+        generate.write_aggregates(aggregates, sizes.migrate_aggregates, "0.1.0")
+    if not lines.exists():
+        print(f"generating {lines} ...", flush=True)
+        generate.write_jsonl(lines, sizes.migrate_lines)
+    report = Report()
+    print("measuring ...", flush=True)
+    dry_run_costs(
+        [
+            (
+                f"migrate {sizes.migrate_aggregates:,} aggregates 0.1.0 -> 0.2.0",
+                aggregates,
+                "0.2.0",
+            ),
+            (f"migrate {sizes.migrate_lines:,} instance lines 0.2.0 -> latest", lines, "latest"),
+        ],
+        repeat,
+        report,
+        folder / "out",
+    )
+    return report
+
+
 def render(report: Report) -> str:
     """Return the two tables as text."""
     lines = [
@@ -622,9 +723,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=None,
         help=f"seconds to wait for an idle machine before each run (default {IDLE_TIMEOUT:g})",
     )
+    parser.add_argument(
+        "--dry-run-only",
+        action="store_true",
+        help="time only migrate --dry-run against migrate --out (CPU time), on their own inputs",
+    )
     args = parser.parse_args(argv)
     sizes = QUICK if args.quick else FULL
     repeat = args.repeat or (1 if args.quick else 3)
+    if args.dry_run_only:
+        report = dry_run_only(args.data, sizes, repeat)
+        print(f"\n{sys.platform}, Python {sys.version.split()[0]}, best of {repeat}\n")
+        print(render(report))
+        return 0 if args.quick or all(t.met is not False for t in report.targets) else 1
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     idle = args.idle if args.idle is not None else 0.0 if args.quick else IDLE_TIMEOUT
     report = benchmark(args.data, sizes, repeat, cores or 1, idle)

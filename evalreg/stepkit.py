@@ -1,34 +1,33 @@
 """Tools for writing migration steps: copy a record, relabel it, convert values, rename keys.
 
 Every function here is pure: it returns new objects and never changes the ones it is given,
-which is what a step's `upgrade` and `downgrade` must do too.
-
-The functions that take a pointer pattern (`values_at`, `update_at`, `rename_member`,
-`move_value`, `drop_member`, `set_missing`, `convert_types`, `require_valid`,
-`require_target`) are those the steps that `evalreg sync` generates are written with; a `*`
-token of a pattern stands for every item of an array and every member of an object. They copy
-only what lies on the way to a change.
+which is what a step's `upgrade` and `downgrade` must do too (`carry` puts a value into an
+object the step has made). Given the step's context and where the value is, the helpers that
+change something report it too (`to_text` and `strings_only` a conversion, `rename_key` a rename,
+`carry` a move, `gather` the moves of list items), so the step need not.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import lru_cache
 from typing import Any
 
 from evalreg.engine.steps import Relabel, StepContext
 from evalreg.errors import UnfinishedStepError
-from evalreg.io.codec import clone, dumps, holds_exact
-from evalreg.io.pointer import split, to_pointer
+from evalreg.io.codec import clone, dumps, holds_exact, schema_type
+from evalreg.io.pointer import MISSING, escape, split, to_pointer
 from evalreg.registry.schemawalk import schema_at
 
 __all__ = [
     "as_text",
+    "at",
     "carry",
     "clone",
     "convert_types",
     "drop_member",
+    "gather",
     "insert_after",
     "move_value",
     "param_object",
@@ -41,7 +40,9 @@ __all__ = [
     "require_valid",
     "schema_at",
     "set_missing",
+    "strings_only",
     "to_pointer",
+    "to_text",
     "unchanged",
     "update_at",
     "values_at",
@@ -104,30 +105,124 @@ def insert_after(mapping: dict[str, Any], after: str, key: str, value: Any) -> d
     return out
 
 
-def rename_key(value: Any, old: str, new: str, *, nested: bool = False) -> Any:
+def at(pointer: str, *tokens: str | int) -> str:
+    """Return the pointer of a place inside the one at `pointer` (`at("/a", "b/c", 0)` is
+    `/a/b~1c/0`): each token escaped, as keys may hold `/` and `~`."""
+    return pointer + "".join("/" + escape(token) for token in tokens)
+
+
+def to_text(value: Any, ctx: StepContext, pointer: str) -> str:
+    """Return `as_text(value)`, reporting the conversion at `pointer` unless it was a string."""
+    text = as_text(value)
+    if not isinstance(value, str):
+        ctx.converted(pointer, value, text)
+    return text
+
+
+def strings_only(mapping: dict[str, Any], ctx: StepContext, pointer: str) -> dict[str, Any]:
+    """Return `mapping` with every value as text (`to_text`), each conversion reported.
+
+    `mapping` itself is returned when it holds only strings; otherwise a new dict.
+    """
+    for value in mapping.values():
+        if not isinstance(value, str):
+            break
+    else:
+        return mapping
+    return {key: to_text(item, ctx, at(pointer, key)) for key, item in mapping.items()}
+
+
+def rename_key(
+    value: Any,
+    old: str,
+    new: str,
+    *,
+    nested: bool = False,
+    ctx: StepContext | None = None,
+    source: str = "",
+    target: str | None = None,
+) -> Any:
     """Return a copy of `value` with the key `old` of an object named `new`, in the same place.
 
     A value that is no object is copied as it is. With `nested`, the list under `old` gets
-    `rename_key_each(..., nested=True)`: the shape of checks that hold inner checks.
+    `rename_key_each(..., nested=True)`: the shape of checks that hold inner checks. With `ctx`,
+    each rename is reported: `source` is where `value` is in the step's input, `target` where
+    its copy goes in the output (by default the same place). Where the object holds both keys,
+    `new` keeps its value and `old` is dropped when it holds the same, else lost (allow-loss).
+
+    Raises:
+        DataLossError: `old` and `new` hold different values and loss is not allowed.
     """
     if not isinstance(value, dict):
         return clone(value)
-    return {
-        (new if key == old else key): (
-            rename_key_each(item, old, new, nested=True) if nested and key == old else clone(item)
-        )
-        for key, item in value.items()
-    }
+    target = source if target is None else target
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        if key == old and new in value and old != new:
+            if ctx is not None:
+                if item == value[new]:
+                    ctx.dropped(at(source, old), f"the same value is under {new}")
+                else:
+                    ctx.lose(at(source, old), f"{new} holds another value")
+            continue
+        name = new if key == old else key
+        if nested and key == old:
+            place, to = at(source, key), at(target, name)
+            out[name] = rename_key_each(
+                item, old, new, nested=True, ctx=ctx, source=place, target=to
+            )
+        else:
+            out[name] = clone(item)
+        if key == old and ctx is not None:
+            ctx.renamed(at(source, old), at(target, new))
+    return out
 
 
-def rename_key_each(items: Any, old: str, new: str, *, nested: bool = False) -> Any:
-    """Return a copy of a list with `rename_key` applied to each item.
+def rename_key_each(
+    items: Any,
+    old: str,
+    new: str,
+    *,
+    nested: bool = False,
+    ctx: StepContext | None = None,
+    source: str = "",
+    target: str | None = None,
+) -> Any:
+    """Return a copy of a list with `rename_key` applied to each item (`source`, `target`: the
+    list's places, for the reports).
 
     A value that is no list is copied as it is.
     """
     if not isinstance(items, list):
         return clone(items)
-    return [rename_key(item, old, new, nested=nested) for item in items]
+    target = source if target is None else target
+    return [
+        rename_key(
+            item, old, new, nested=nested, ctx=ctx, source=f"{source}/{i}", target=f"{target}/{i}"
+        )
+        for i, item in enumerate(items)
+    ]
+
+
+def gather(parts: Iterable[tuple[str, Any]], target: str, ctx: StepContext) -> list[Any]:
+    """Return the items of several lists as one list at `target`, each move reported.
+
+    `parts`: each list with its place in the step's input, in order; a part that is no list is
+    skipped. A list that becomes the whole of the new one is reported as one move; otherwise
+    each item is reported moved to its new index. The items are the same objects as in the
+    lists (copy them first where they must not be shared).
+    """
+    lists = [(where, part) for where, part in parts if isinstance(part, list)]
+    out: list[Any] = []
+    nonempty = [part for part in lists if part[1]]
+    for where, part in lists:
+        if len(nonempty) == 1 and part is nonempty[0][1]:
+            ctx.moved(where, target)
+        elif part:
+            for index in range(len(part)):
+                ctx.moved(f"{where}/{index}", f"{target}/{len(out) + index}")
+        out.extend(part)
+    return out
 
 
 def carry(
@@ -139,12 +234,16 @@ def carry(
     source: str,
     target: str,
     clash: str | None = None,
+    original: Any = MISSING,
 ) -> bool:
     """Put `value` at `holder[key]` and report it moved from `source` to `target`.
 
     Where `holder[key]` already holds a different value, nothing is overwritten: the value is
-    reported lost at `source`, with `clash` as the reason (by default "`target` already holds
-    another value", naming it). Return whether the value was put.
+    reported lost at `source`, with `clash` as the reason (by default "<target> already holds
+    another value"); where it holds the same value, the value is reported dropped. Return
+    whether the value is at `holder[key]`. `original`: the value as it was at
+    `source`, when `value` is a conversion of it (`as_text(original)`, say); the conversion is
+    then reported too, unless both have the same type.
 
     Raises:
         DataLossError: the value clashes and the user did not allow loss.
@@ -152,8 +251,13 @@ def carry(
     if key in holder and holder[key] != value:
         ctx.lose(source, f"{target} already holds another value" if clash is None else clash)
         return False
+    if key in holder:  # the same value: nothing to put, nothing lost
+        ctx.dropped(source, f"{target} holds the same value")
+        return True
     holder[key] = value
     ctx.moved(source, target)
+    if original is not MISSING and type(original) is not type(value):
+        ctx.converted(target, original, value)
     return True
 
 
@@ -214,19 +318,23 @@ def update_at(record: Any, pattern: str, change: Callable[[str, Any], Any]) -> A
 def rename_member(record: Any, parent: str, old: str, new: str, ctx: StepContext) -> Any:
     """Return `record` with the member `old` of every object at `parent` named `new`.
 
-    The member keeps its place among the others. Where the object already holds `new` with
-    another value, the old value is reported lost (`ctx.lose`).
+    The member keeps its place among the others; each rename is reported. Where the object
+    already holds `new`, the old value is reported dropped when it is the same, else lost
+    (`ctx.lose`).
     """
 
     def rename(where: str, node: Any) -> Any:
         if not isinstance(node, dict) or old not in node:
             return node
         source, target = where + to_pointer([old]), where + to_pointer([new])
-        if new in node and node[new] != node[old]:
-            ctx.lose(source, f"{target} already holds another value")
+        if new in node:
+            if node[new] == node[old]:
+                ctx.dropped(source, f"{target} holds the same value")
+            else:
+                ctx.lose(source, f"{target} already holds another value")
             return {k: v for k, v in node.items() if k != old}
-        ctx.moved(source, target)
-        return {(new if k == old else k): v for k, v in node.items() if k != new or k == old}
+        ctx.renamed(source, target)
+        return {(new if k == old else k): v for k, v in node.items()}
 
     return update_at(record, parent, rename)
 
@@ -267,8 +375,11 @@ def move_value(record: Any, source: str, target: str, ctx: StepContext) -> Any:
                 return out
             place[token] = child = dict(child)
             place = child
-        if dst[-1] in place and place[dst[-1]] != value:
-            ctx.lose(was, f"{now} already holds another value")
+        if dst[-1] in place:
+            if place[dst[-1]] == value:
+                ctx.dropped(was, f"{now} holds the same value")
+            else:
+                ctx.lose(was, f"{now} already holds another value")
             return out
         place[dst[-1]] = value
         ctx.moved(was, now)
@@ -303,11 +414,21 @@ def drop_member(record: Any, parent: str, key: str, ctx: StepContext, reason: st
     return update_at(record, parent, drop)
 
 
-def set_missing(record: Any, parent: str, key: str, value: Any, *, needs: str | None = None) -> Any:
+def set_missing(
+    record: Any,
+    parent: str,
+    key: str,
+    value: Any,
+    *,
+    needs: str | None = None,
+    ctx: StepContext | None = None,
+) -> Any:
     """Return `record` with `key` set to a copy of `value` in every object at `parent` lacking it.
 
-    `value` None with `needs` (the name of the step parameter that gives it) refuses a record
-    that lacks the member: the value must come from `--set NEEDS=VALUE`.
+    `value` None with `needs` (the name of the step parameter, or parameters, that give it)
+    refuses a record that lacks the member: the value must come from `--set NEEDS=VALUE`. With
+    `ctx`, each value put is reported added: a `default` of the format without `needs`, else
+    from the parameter.
 
     Raises:
         ValueError: a record lacks the member and the parameter `needs` was not given.
@@ -316,38 +437,29 @@ def set_missing(record: Any, parent: str, key: str, value: Any, *, needs: str | 
     def fill(where: str, node: Any) -> Any:
         if not isinstance(node, dict) or key in node:
             return node
+        pointer = where + to_pointer([key])
         if value is None and needs is not None:
             raise ValueError(
-                f"{where + to_pointer([key])} is required and the record has none: give it "
-                f"with --set {needs}=VALUE"
+                f"{pointer} is required and the record has none: give it with --set {needs}=VALUE"
             )
+        if ctx is not None:
+            if needs is None:
+                ctx.default(pointer, value)
+            else:
+                ctx.param(pointer, needs.split(",")[0].strip(), value)
         return {**node, key: clone(value)}
 
     return update_at(record, parent, fill)
 
 
-def _json_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "integer" if value.is_integer() else "number"
-    if isinstance(value, str):
-        return "string"
-    if value is None:
-        return "null"
-    return "array" if isinstance(value, list) else "object"
-
-
 def _fits(value: Any, types: frozenset[str]) -> bool:
-    kind = _json_type(value)
+    kind = schema_type(value)
     return kind in types or (kind == "integer" and "number" in types)
 
 
 def _converted(value: Any, types: frozenset[str]) -> tuple[bool, Any]:
     """Return a lossless conversion of `value` to one of `types`, if there is one."""
-    kind = _json_type(value)
+    kind = schema_type(value)
     if "array" in types and kind != "array":
         return True, [value]  # one value becomes a list of one
     if "string" in types and kind in ("integer", "number", "boolean", "null", "object", "array"):
@@ -357,12 +469,19 @@ def _converted(value: Any, types: frozenset[str]) -> tuple[bool, Any]:
     return False, value
 
 
-def convert_types(record: Any, pattern: str, types: tuple[str, ...], todo: str) -> Any:
+def convert_types(
+    record: Any,
+    pattern: str,
+    types: tuple[str, ...],
+    todo: str,
+    *,
+    ctx: StepContext | None = None,
+) -> Any:
     """Return `record` with every value at `pattern` of a type outside `types` converted.
 
     Conversions that lose nothing: one value to a list of it; a number, boolean, object or
     array to its JSON text; a boolean to 1 or 0. A value with no such conversion refuses the
-    record, naming `todo`.
+    record, naming `todo`. With `ctx`, each conversion is reported.
 
     Raises:
         UnfinishedStepError: a value has no lossless conversion.
@@ -375,6 +494,8 @@ def convert_types(record: Any, pattern: str, types: tuple[str, ...], todo: str) 
         ok, new = _converted(value, wanted)
         if not ok:
             raise UnfinishedStepError(todo, where)
+        if ctx is not None:
+            ctx.converted(where, value, new)
         return new
 
     return update_at(record, pattern, convert)

@@ -33,6 +33,7 @@ from evalreg.batch.migrate_file import (
     writer_for,
 )
 from evalreg.engine.migrate import MigrationResult
+from evalreg.engine.notes import Note
 from evalreg.engine.registry import Registry
 from evalreg.errors import OutputOverlapError
 from evalreg.io import remote
@@ -55,13 +56,20 @@ def _output_path(path: str, root: str | None, options: MigrateOptions) -> str | 
     return os.path.join(options.out, os.path.relpath(path, root))
 
 
-def _lean(event: RecordMigration | FileMigration) -> RecordMigration | FileMigration:
-    """Return `event` without its record, which need not cross a process boundary."""
+def _lean(
+    event: RecordMigration | FileMigration, grouped: bool = False
+) -> RecordMigration | FileMigration:
+    """Return `event` without its record, which need not cross a process boundary.
+
+    `grouped`: the notes lose the values that differ from record to record too (`Note.lean`),
+    as a summary of the notes by kind and place needs them not.
+    """
     if isinstance(event, FileMigration) or event.result is None:
         return event
     r = event.result  # built directly: `dataclasses.replace` costs several times as much
+    notes = _lean_notes(r.notes) if grouped else r.notes
     result = MigrationResult(
-        r.status, None, r.family, r.source, r.target, r.steps, r.notes, r.error, r.failed_step
+        r.status, None, r.family, r.source, r.target, r.steps, notes, r.error, r.failed_step
     )
     if r.issues:
         result = replace(result, issues=r.issues)
@@ -79,11 +87,18 @@ def _succeeded(event: MigrationEvent) -> bool:
     )
 
 
-def _alike(event: RecordMigration) -> tuple[Any, ...]:
-    """Return what records that succeeded alike share: the file and the result but the record."""
+def _lean_notes(notes: tuple[Note, ...]) -> tuple[Note, ...]:
+    """Return `notes` without the values that differ from record to record (`Note.lean`)."""
+    return tuple(note.lean() for note in notes) if notes else notes
+
+
+def _alike(event: RecordMigration, grouped: bool = False) -> tuple[Any, ...]:
+    """Return what records that succeeded alike share: the file and the result but the record
+    (and, `grouped`, but the values of their notes that differ from record to record)."""
     r = event.result
     assert r is not None
-    return (event.path, r.status, r.family, r.source, r.target, r.steps, r.notes, r.issues)
+    notes = _lean_notes(r.notes) if grouped else r.notes
+    return (event.path, r.status, r.family, r.source, r.target, r.steps, notes, r.issues)
 
 
 def _runs(events: Iterable[MigrationEvent], grouped: bool = False) -> list[MigrationEvent]:
@@ -91,8 +106,9 @@ def _runs(events: Iterable[MigrationEvent], grouped: bool = False) -> list[Migra
 
     Alike: records of one file with equal results (status, versions, steps and notes; see
     `_alike`). Counted are the runs of such records on consecutive lines; with `grouped`, all of
-    them, at the first one's line, in the order of first appearance. Only the events kept are
-    made lean (`_lean`). A worker sends these to the parent, which then handles one event per
+    them, at the first one's line, in the order of first appearance, their notes compared and
+    sent without the values that differ from record to record. Only the events kept are made
+    lean (`_lean`). A worker sends these to the parent, which then handles one event per
     run or group rather than one per record.
     """
     found: list[MigrationEvent] = []
@@ -106,7 +122,7 @@ def _runs(events: Iterable[MigrationEvent], grouped: bool = False) -> list[Migra
             run = -1
             continue
         assert isinstance(event, RecordMigration)
-        key = _alike(event)
+        key = _alike(event, grouped)
         if grouped:
             index = groups.setdefault(key, len(found))
         elif run >= 0 and event.line == next_line and key == run_key:
@@ -116,7 +132,7 @@ def _runs(events: Iterable[MigrationEvent], grouped: bool = False) -> list[Migra
         if index < len(found):
             counts[index] += 1
         else:
-            lean = _lean(event)
+            lean = _lean(event, grouped)
             assert isinstance(lean, RecordMigration)
             found.append(lean)
             heads[index], counts[index], run, run_key = lean, 1, index, key

@@ -29,7 +29,8 @@ from evalreg.diff._schema import (
     same_json,
     validates,
 )
-from evalreg.diff._types import compare_types, covers, json_type, meet, signature
+from evalreg.diff._types import compare_types, covers, meet, signature
+from evalreg.io.codec import schema_type as json_type
 
 if TYPE_CHECKING:
     from evalreg.diff._protocol import Side, Walker

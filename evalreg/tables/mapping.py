@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from evalreg.errors import TableError
+from evalreg.io.codec import schema_type
 from evalreg.io.pointer import escape
 
 if TYPE_CHECKING:
@@ -142,22 +143,8 @@ class _Facets:
     """The schemas reached by `$ref`, open while the value's children are mapped."""
 
 
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "integer" if value.is_integer() else "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
-
-
 def _same(a: Any, b: Any) -> bool:
-    return _json_type(a) == _json_type(b) and a == b
+    return schema_type(a) == schema_type(b) and a == b
 
 
 class _Mapper:
@@ -322,7 +309,7 @@ class _Mapper:
             else:
                 return {"null", "object", "array", "string", "number"}  # any value: JSON text
         if facets.enum is not None:
-            types &= {_json_type(v) for v in facets.enum}
+            types &= {schema_type(v) for v in facets.enum}
         return types
 
     def _object(self, facets: _Facets, name: str, pointer: str, nullable: bool) -> Column:

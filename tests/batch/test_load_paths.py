@@ -51,7 +51,8 @@ def test_provenance_carries_the_place_the_versions_and_the_notes(folder: Path) -
     assert old.source == str(folder / "b" / "deep" / "old.json") and old.line is None
     assert (old.family, old.version, old.target) == ("eee.aggregate", "0.1.0", "0.3.0")
     assert old.record["schema_version"] == "0.3.0"
-    assert {n.pointer for n in old.notes} >= {"/source_data"}
+    assert {n.source for n in old.notes if n.kind == "moved"} >= {"/source_data"}
+    assert {n.origin for n in old.notes if n.pointer == "/eval_library/name"} == {"placeholder"}
     assert old.where == old.source
 
 

@@ -257,7 +257,8 @@ def test_migrate_dry_run_writes_nothing_and_shows_changes(
     code, out, err = run(capsys, "migrate", str(root), "--to", "0.2.0", "--dry-run")
     assert code == 0
     assert "plan eee.aggregate: 0.1.0 -> 0.2.0" in out
-    assert "0.1.0 -> 0.2.0: " in out and "added /evaluation_results/0/source_data" in out
+    assert ": planned: 1 migrated, 0 current, 0 failed; " in out
+    assert "moved /source_data -> /evaluation_results/*/source_data/url [1 record; " in out
     assert "dry run: nothing written" in err
     assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == before
 
@@ -385,11 +386,9 @@ def test_migrate_counts_a_note_repeated_down_a_jsonl_file_once(
         capsys, "migrate", str(path), "--to", "0.2.1", "--out", str(tmp_path / "o")
     )
     assert code == 0, out + err
-    moved = [line for line in out.splitlines() if "moved /interactions" in line]
-    assert moved == [
-        f"{path}: moved /interactions: moved to /messages (6 records, first at line 2)"
-    ]
-    assert out.splitlines()[-1] == f"{path}: written: 8 migrated, 0 current, 0 failed"
+    moved = [line for line in out.splitlines() if "renamed /interactions" in line]
+    assert moved == [f"renamed /interactions -> /messages [6 records; first: {path}:2]"]
+    assert out.splitlines()[0].startswith(f"{path}: written: 8 migrated, 0 current, 0 failed; ")
 
 
 def test_migrate_prints_a_single_note_with_its_line(
@@ -398,4 +397,4 @@ def test_migrate_prints_a_single_note_with_its_line(
     path = _instance_lines(tmp_path / "runs.jsonl", "sm")
     code, out, _ = run(capsys, "migrate", str(path), "--to", "0.2.1", "--dry-run")
     assert code == 0
-    assert f"{path}:2: moved /interactions: moved to /messages" in out.splitlines()
+    assert f"renamed /interactions -> /messages [1 record; {path}:2]" in out.splitlines()

@@ -164,7 +164,12 @@ def test_an_early_v2_file_stating_version_2_0(registry: Registry) -> None:
     # The v2 schema did not list `version`; the migration drops the old format marker.
     assert [i.pointer for i in registry.validate(record, FAMILY, "2")] == [""]
     result = registry.migrate(record, "2.1")
-    assert result.ok and "version" not in result.record and not result.notes
+    assert result.ok and "version" not in result.record
+    assert [(n.kind, n.pointer) for n in result.notes] == [
+        ("dropped", "/version"),
+        ("renamed", "/evalcases/0/expected_outcome"),
+        ("renamed", "/evalcases/1/expected_outcome"),
+    ]
     lost = registry.migrate({**record, "version": "1.4"}, "2.1")
     assert not lost.ok and "/version" in (lost.error or "")
 
@@ -302,15 +307,24 @@ def test_a_case_with_no_expected_turn_is_refused_going_down_to_v2(
     assert "which v2 requires" in (result.error or "")
 
 
-def test_schema_label_is_relabelled_along_the_way_and_never_added(registry: Registry) -> None:
+def test_the_schema_label_is_the_one_agentv_writes_in_every_era_and_never_added(
+    registry: Registry,
+) -> None:
+    # AgentV's files and validator know one eval label, agentv-eval-v2, in every era since 2.
     record = _load("era2-unit-conversion.eval.yaml")
     labelled = {"$schema": "agentv-eval-v2", **record}
     up = registry.migrate(labelled, "latest")
-    assert up.record["$schema"] == "agentv-eval-v4"
+    assert up.ok and up.record["$schema"] == "agentv-eval-v2"
+    assert registry.detect(up.record).version == "4"  # the structure tells the era
+    assert "$schema" not in str([n.pointer for n in up.notes])  # the label did not change
     assert registry.migrate(up.record, "2", family=FAMILY).record == labelled
     assert "$schema" not in registry.migrate(record, "latest").record
     old_name = registry.migrate({**record, "$schema": "agentevo-eval-v2"}, "2.1")
-    assert old_name.record["$schema"] == "agentv-eval-v2.1"
+    assert old_name.record["$schema"] == "agentv-eval-v2"
+    assert [str(n) for n in old_name.notes if n.pointer == "/$schema"] == [
+        'converted /$schema: string -> string ("agentevo-eval-v2" -> "agentv-eval-v2"): '
+        "the label since the project's rename"
+    ]
 
 
 # -- what each step does with values the next era renamed or cannot hold ---------------------
@@ -322,7 +336,13 @@ def test_era1_grader_llm_judge_becomes_an_evaluator_of_every_case(registry: Regi
     assert "grader" not in result.record
     for case in result.record["evalcases"]:
         assert case["execution"]["evaluators"] == [{"name": "llm_judge", "type": "llm_judge"}]
-    assert [(n.kind, n.pointer) for n in result.notes] == [("moved", "/grader")]
+    notes = [(n.kind, n.source or n.pointer) for n in result.notes]
+    assert notes[:2] == [("dropped", "/grader"), ("renamed", "/testcases")]
+    assert [n.pointer for n in result.notes if n.kind == "added"] == [
+        "/evalcases/0/execution/evaluators",
+        "/evalcases/1/execution/evaluators",
+    ]
+    assert ("moved", "/testcases/1/messages/2") in notes  # the expected turn
 
 
 def test_era1_heuristic_grader_is_lost_only_when_allowed(registry: Registry) -> None:
@@ -330,7 +350,10 @@ def test_era1_heuristic_grader_is_lost_only_when_allowed(registry: Registry) -> 
     refused = registry.migrate(record, "2")
     assert not refused.ok and (refused.error or "").startswith("/grader: ")
     allowed = registry.migrate(record, "2", allow_loss=True)
-    assert allowed.ok and [n.kind for n in allowed.notes] == ["lost"]
+    assert allowed.ok and [n.kind for n in allowed.notes if n.kind != "moved"] == [
+        "lost",
+        "renamed",
+    ]
     assert all("execution" not in case for case in allowed.record["evalcases"])
 
 
@@ -396,13 +419,17 @@ def test_values_with_no_field_are_kept_in_metadata_and_restored(registry: Regist
     assert result.record["dataset"] == record["dataset"]  # era 3 reads these two
     assert result.record["tests"][1]["note"] == record["evalcases"][1]["note"]
     assert result.record["tests"][1]["metadata"] == {"reference_answer": "See status.example.com."}
-    assert [(n.kind, n.pointer) for n in result.notes] == [
-        ("kept", "/tests/1/metadata/reference_answer")
-    ]
+    moves = [(n.source, n.pointer) for n in result.notes if n.kind == "moved"]
+    assert ("/evalcases/1/reference_answer", "/tests/1/metadata/reference_answer") in moves
+    assert ("/evalcases/0/rubrics", "/tests/0/assert/1/criteria") in moves
+    assert ("/execution/evaluators", "/assert") in moves
+    assert ("renamed", "/tests") in [(n.kind, n.pointer) for n in result.notes]
     # Era 3.1 has no file-level dataset: kept in the metadata, and back in its place below.
     era31 = registry.migrate(record, "3.1")
     assert era31.record["metadata"] == {"dataset": record["dataset"]}
-    assert ("kept", "/metadata/dataset") in [(n.kind, n.pointer) for n in era31.notes]
+    assert ("moved", "/dataset", "/metadata/dataset") in [
+        (n.kind, n.source, n.pointer) for n in era31.notes
+    ]
     for there in (result.record, era31.record):
         back = registry.migrate(there, "2.1", family=FAMILY)
         assert back.ok, back.error
@@ -421,7 +448,13 @@ def test_suite_input_is_kept_in_default_test_and_restored(registry: Registry) ->
         "input": record["tests"][0]["input"],
         "input_files": record["tests"][0]["input_files"],
     }
-    assert [(n.kind, n.pointer) for n in result.notes] == [("kept", "/default_test/metadata/input")]
+    assert [(n.kind, n.source, n.pointer) for n in result.notes if n.kind != "renamed"] == [
+        ("added", None, "/prompts"),
+        ("moved", "/tests/0/input", "/tests/0/vars/input"),
+        ("moved", "/tests/0/input_files", "/tests/0/vars/input_files"),
+        ("moved", "/assertions", "/default_test/assert"),
+        ("moved", "/input", "/default_test/metadata/input"),
+    ]
     assert registry.migrate(result.record, "3.1", family=FAMILY).record == record
 
 
@@ -456,7 +489,10 @@ def test_an_empty_target_names_no_provider_and_is_lost_only_when_allowed(
     allowed = registry.migrate(EMPTY_TARGET, "4", family=FAMILY, allow_loss=True)
     assert allowed.ok, allowed.error
     assert "providers" not in allowed.record and "target" not in allowed.record
-    assert [(n.kind, n.pointer) for n in allowed.notes] == [("lost", "/target")]
+    assert [(n.kind, n.pointer) for n in allowed.notes][:2] == [
+        ("lost", "/target"),
+        ("added", "/prompts"),
+    ]
     assert registry.validate(allowed.record, FAMILY, "4") == []
 
 
@@ -526,7 +562,7 @@ def test_migrate_in_place_keeps_comments_and_detects_the_latest_era(
         main(["migrate", str(evals), "--to", "latest", "--in-place"])
     out, _ = capsys.readouterr()
     assert info.value.code == 0, out
-    assert "kept /tests/1/metadata/note" in out
+    assert "moved /tests/*/note -> /tests/*/metadata/note" in out
     for name, era in FILES.items():
         text = (evals / name).read_text(encoding="utf-8")
         record = yaml.safe_load(text)
@@ -695,7 +731,13 @@ def test_tool_call_turns_and_the_aliases_of_the_turns(registry: Registry) -> Non
     assert v2.record["evalcases"][0]["expected_messages"] == [
         {"role": "assistant", "content": "Up."}
     ]
-    assert [(n.kind, n.pointer) for n in v2.notes] == [("lost", "/evalcases/0/expected_messages/0")]
+    # The alias's first turn (the tool call) is lost where it was.
+    assert [(n.kind, n.pointer) for n in v2.notes if n.kind == "lost"] == [
+        ("lost", "/evalcases/0/expected_output/0")
+    ]
+    assert ("moved", "/evalcases/0/input", "/evalcases/0/input_messages/0/content") in [
+        (n.kind, n.source, n.pointer) for n in v2.notes
+    ]
 
 
 def test_a_default_test_in_another_file_keeps_the_suite_checks_at_the_top(

@@ -133,7 +133,10 @@ def instance_records() -> list[dict[str, Any]]:
 
 
 def notes(ctx: StepContext, kind: str) -> dict[str, str]:
-    """Return the notes of one kind a step reported, by pointer."""
+    """Return the notes of one kind a step reported: by pointer, their detail; for moves and
+    renames, by where the value was, where it went."""
+    if kind in ("moved", "renamed"):
+        return {n.source or "": n.pointer for n in ctx.notes if n.kind == kind}
     return {n.pointer: n.detail for n in ctx.notes if n.kind == kind}
 
 
@@ -212,7 +215,19 @@ def test_url_list_source_moves_into_every_result() -> None:
             "dataset_name": result["evaluation_name"],
         }
         assert list(result)[:2] == ["evaluation_name", "source_data"]
-    assert notes(ctx, "moved")["/source_data"] == "moved to /evaluation_results/1/source_data"
+    moves = [(n.source, n.pointer) for n in ctx.notes if n.source == "/source_data"]
+    assert moves == [
+        ("/source_data", f"/evaluation_results/{i}/source_data/url")
+        for i in range(len(out["evaluation_results"]))
+    ]
+    added = {n.pointer: (n.value, n.origin, n.source) for n in ctx.notes if n.kind == "added"}
+    first = out["evaluation_results"][0]
+    assert added["/evaluation_results/0/source_data/source_type"] == ("url", "derived", None)
+    assert added["/evaluation_results/0/source_data/dataset_name"] == (
+        first["evaluation_name"],
+        "derived",
+        "/evaluation_results/0/evaluation_name",
+    )
 
 
 def test_each_result_gets_its_own_copy_of_the_source() -> None:
@@ -314,8 +329,8 @@ def test_generation_config_extras_move_into_additional_details() -> None:
     }
     moved = notes(ctx, "moved")
     base = "/evaluation_results/0/generation_config"
-    assert moved[base + "/subject"] == f"moved to {base}/additional_details/subject"
-    assert moved[base + "/additional_details"] == f"moved to {base}/additional_details/notes"
+    assert moved[base + "/subject"] == f"{base}/additional_details/subject"
+    assert moved[base + "/additional_details"] == f"{base}/additional_details/notes"
 
 
 def test_generation_config_object_details_merge_and_collisions_are_lost() -> None:
@@ -377,7 +392,9 @@ def test_inline_per_sample_results_are_kept_in_detailed_results() -> None:
     assert_valid(out, AGG, "0.2.0")
     samples = record["detailed_evaluation_results_per_samples"]
     assert out["detailed_evaluation_results"] == {"samples": samples}
-    assert "/detailed_evaluation_results/samples" in notes(ctx, "kept")
+    assert notes(ctx, "moved")["/detailed_evaluation_results_per_samples"] == (
+        "/detailed_evaluation_results/samples"
+    )
 
 
 def test_bare_number_score_details_becomes_the_score() -> None:
@@ -501,7 +518,7 @@ def test_unknown_generation_args_move_into_additional_details() -> None:
     }
     base = "/evaluation_results/0/generation_config"
     assert notes(ctx, "moved")[base + "/generation_args/seed"] == (
-        f"moved to {base}/additional_details/seed"
+        f"{base}/additional_details/seed"
     )
 
 
@@ -790,8 +807,8 @@ def test_single_turn_values_take_their_0_2_1_types() -> None:
     assert json.loads(metadata["few_shot"]) == {"k": 8}
     assert "subset" not in out and "few_shot" not in out
     assert notes(ctx, "moved") == {
-        "/subset": "moved to /metadata/subset",
-        "/few_shot": "moved to /metadata/few_shot",
+        "/subset": "/metadata/subset",
+        "/few_shot": "/metadata/few_shot",
     }
 
 
@@ -825,7 +842,7 @@ def test_interactions_are_renamed_messages_in_place() -> None:
     assert out["answer_attribution"][0]["extracted_value"] == "Aloha again! A trip ..."
     assert out["evaluation"]["score"] == 0.0
     assert out["output"] is None
-    assert notes(ctx, "moved") == {"/interactions": "moved to /messages"}
+    assert notes(ctx, "renamed") == {"/interactions": "/messages"}
 
 
 def test_agentic_tool_calls_take_their_0_2_1_types() -> None:

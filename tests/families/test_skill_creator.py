@@ -316,8 +316,8 @@ def test_a_migrated_grading_file_opens_with_the_names_the_viewer_reads(
     assert result.record["claims"] == [{"claim": "Fast"}]
     assert result.record["eval_feedback"] == {"overall": "The second check is vague"}
     notes = {str(n) for n in result.notes}
-    assert "moved /pass_rate: moved to /summary/pass_rate" in notes
-    assert "moved /critique: moved to /eval_feedback/overall" in notes
+    assert "moved /pass_rate -> /summary/pass_rate" in notes
+    assert "moved /critique -> /eval_feedback/overall" in notes
     assert any(n.startswith("kept /metrics") for n in notes)
     assert "pass_rate" not in result.record
 
@@ -334,11 +334,13 @@ def test_variant_expectation_names_are_renamed_and_reported(registry: Registry) 
     _viewer_reads(result.record)
     assert result.record["expectations"][1]["passed"] is False
     notes = {str(n) for n in result.notes}
-    assert "moved /expectations/0/met: moved to /expectations/0/passed" in notes
-    assert "moved /expectations/0/details: moved to /expectations/0/evidence" in notes
-    assert "moved /expectations/0/name: moved to /expectations/0/text" in notes
+    assert "renamed /expectations/0/met -> /expectations/0/passed" in notes
+    assert "renamed /expectations/0/details -> /expectations/0/evidence" in notes
+    assert "renamed /expectations/0/name -> /expectations/0/text" in notes
     assert result.record["summary"] == {"passed": 1, "failed": 1, "total": 2, "pass_rate": 0.5}
-    assert any(n.startswith("kept /expectations: summary") for n in notes)
+    assert "added /summary/passed (derived 1): counted from expectations" in notes
+    verdict = 'converted /expectations/1/passed: string -> boolean ("FAIL"'
+    assert any(n.startswith(verdict) for n in notes)
 
 
 def test_stated_counts_move_into_the_summary(registry: Registry) -> None:
@@ -419,9 +421,7 @@ def test_official_string_checks_get_generated_ids_in_the_seeds_format(
         {"id": "assertion-2", "text": "No page is lost"},
     ]
     assert registry.validate(result.record, "skill-creator.evals", "1.0.0") == []
-    assert "moved /evals/0/expectations: moved to /evals/0/assertions" in {
-        str(n) for n in result.notes
-    }
+    assert "renamed /evals/0/expectations -> /evals/0/assertions" in {str(n) for n in result.notes}
 
 
 def test_first_release_metadata_keeps_its_staging_paths_under_staging(

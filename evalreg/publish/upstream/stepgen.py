@@ -275,7 +275,7 @@ def _convert(plan: _Plan, change: Change) -> None:
         refusal = f"{_show(change.path)}: a value with no lossless conversion to {'|'.join(types)}"
         plan.code.append(
             f"    out = kit.convert_types(out, {_lit(change.path)}, {_lit(tuple(types))}, "
-            f"{_lit(refusal)})"
+            f"{_lit(refusal)}, ctx=ctx)"
         )
         plan.words.append(
             f"{_show(change.path)} is now {'|'.join(types)} (was {shown}): other values are "
@@ -290,7 +290,7 @@ def _convert(plan: _Plan, change: Change) -> None:
     plan.todos.append(label)
     plan.code.append(
         f"    out = kit.convert_types(out, {_lit(change.path)}, {_lit(tuple(types))}, "
-        f"TODOS[{number - 1}])"
+        f"TODOS[{number - 1}], ctx=ctx)"
     )
     plan.words.append(
         f"{_show(change.path)} is now {'|'.join(types)} (was {shown}): values that convert "
@@ -358,7 +358,7 @@ def _fill(plan: _Plan, change: Change, document: Mapping[str, Any]) -> None:
     if isinstance(schema, Mapping) and "default" in schema:
         value = schema["default"]
         plan.code.append(
-            f"    out = kit.set_missing(out, {_lit(parent)}, {_lit(key)}, {_lit(value)})"
+            f"    out = kit.set_missing(out, {_lit(parent)}, {_lit(key)}, {_lit(value)}, ctx=ctx)"
         )
         plan.words.append(
             f"{_show(change.path)} is required: records without it get its default {_lit(value)}."
@@ -372,7 +372,7 @@ def _fill(plan: _Plan, change: Change, document: Mapping[str, Any]) -> None:
         names = ", ".join(mapping.values())
         plan.code.append(
             f"    out = kit.set_missing(out, {_lit(parent)}, {_lit(key)}, "
-            f"kit.param_object(ctx, {_lit(mapping)}), needs={_lit(names)})"
+            f"kit.param_object(ctx, {_lit(mapping)}), needs={_lit(names)}, ctx=ctx)"
         )
         plan.words.append(
             f"{_show(change.path)} is required and has no default: records without it get an "
@@ -384,7 +384,7 @@ def _fill(plan: _Plan, change: Change, document: Mapping[str, Any]) -> None:
     plan.params.setdefault(name, StepParam(name, _describe(schema), types))
     plan.code.append(
         f"    out = kit.set_missing(out, {_lit(parent)}, {_lit(key)}, "
-        f"kit.param_value(ctx, {_lit(name)}, {_lit(types)}), needs={_lit(name)})"
+        f"kit.param_value(ctx, {_lit(name)}, {_lit(types)}), needs={_lit(name)}, ctx=ctx)"
     )
     plan.words.append(
         f"{_show(change.path)} is required and has no default: records without it get the "

@@ -255,8 +255,8 @@ def test_carry_puts_the_value_and_reports_the_move() -> None:
     details = {"kept": "1"}
     assert carry(details, "seed", "42", ctx, source="/seed", target="/details/seed", clash="x")
     assert details == {"kept": "1", "seed": "42"}
-    assert [(n.kind, n.pointer, n.detail) for n in ctx.notes] == [
-        ("moved", "/seed", "moved to /details/seed")
+    assert [(n.kind, n.source, n.pointer) for n in ctx.notes] == [
+        ("moved", "/seed", "/details/seed")
     ]
 
 
@@ -265,6 +265,9 @@ def test_carry_the_same_value_again_is_no_clash() -> None:
     details = {"seed": "42"}
     assert carry(details, "seed", "42", ctx, source="/seed", target="/details/seed", clash="x")
     assert details == {"seed": "42"}
+    assert [(n.kind, n.pointer, n.detail) for n in ctx.notes] == [
+        ("dropped", "/seed", "/details/seed holds the same value")
+    ]
 
 
 def test_carry_never_overwrites_another_value() -> None:

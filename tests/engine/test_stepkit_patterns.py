@@ -48,10 +48,7 @@ def test_rename_move_drop_and_their_notes() -> None:
     ctx = StepContext()
     out = rename_member(RECORD, "/a/*", "x", "z", ctx)
     assert out["a"] == [{"z": 1, "y": "k"}, {"z": 2}]
-    assert [str(n) for n in ctx.notes] == [
-        "moved /a/0/x: moved to /a/0/z",
-        "moved /a/1/x: moved to /a/1/z",
-    ]
+    assert [str(n) for n in ctx.notes] == ["renamed /a/0/x -> /a/0/z", "renamed /a/1/x -> /a/1/z"]
     ctx = StepContext()
     moved = move_value({"a": [{"x": 1}]}, "/a/*/x", "/a/*/deep/x", ctx)
     assert moved == {"a": [{"deep": {"x": 1}}]}
@@ -64,6 +61,24 @@ def test_rename_move_drop_and_their_notes() -> None:
     clash = StepContext(allow_loss=True)
     assert rename_member({"x": 1, "z": 2}, "", "x", "z", clash) == {"z": 2}
     assert "already holds another value" in str(clash.notes[0])
+    same = StepContext()  # the same value under both names: nothing is lost, the old is dropped
+    assert rename_member({"x": 1, "z": 1}, "", "x", "z", same) == {"z": 1}
+    assert [note.kind for note in same.notes] == ["dropped"]
+
+
+def test_what_set_missing_and_convert_types_put_is_reported() -> None:
+    ctx = StepContext()
+    set_missing(RECORD, "/a/*", "y", "d", ctx=ctx)
+    assert [(n.kind, n.pointer, n.origin) for n in ctx.notes] == [("added", "/a/1/y", "default")]
+    given = StepContext({"name": "n1"}, given=frozenset({"name"}))
+    set_missing(RECORD, "/a/*", "y", "n1", needs="name", ctx=given)
+    assert [(n.pointer, n.origin) for n in given.notes] == [("/a/1/y", "parameter")]
+    converted = StepContext()
+    convert_types(RECORD, "/m/*", ("string",), "TODO 1", ctx=converted)
+    assert [(n.pointer, n.from_type, n.to_type) for n in converted.notes] == [
+        ("/m/p", "integer", "string"),
+        ("/m/q", "boolean", "string"),
+    ]
 
 
 def test_set_missing_and_conversions() -> None:
