@@ -20,10 +20,14 @@ Per era that evalreg detects, it prints: how many files, their first, median and
 the share detected at all, the share valid at the detected era, parity (of the files valid under
 AgentV's own schema of their date, the share valid at the detected era), and the share that
 migrates to the latest era and is valid there (without allow-loss); then the same files by the
-upstream period of their date, and the overall figures. `--yaml` also migrates every file with
-`evalreg migrate --out` and counts the comment lines and block scalars (`|`, `>`) the written
-files kept. Everything else runs in this process through evalreg's library API; AgentV's schemas
-are applied with python jsonschema.
+upstream period of their date, and the overall figures. For the files that migrate, it prints
+the `$schema` labels they carry after the migration (and how many carry a label that no file of
+AgentV's history carries), the share whose every step reported every change it made (each
+step's notes audited against its input and output) and the notes by kind. `--yaml` also
+migrates every file with `evalreg migrate --out` and counts the comment lines and block scalars
+(`|`, `>`) the written files kept, and the written files whose `$schema` no file of AgentV's
+history carries. Everything else runs in this process through evalreg's library API; AgentV's
+schemas are applied with python jsonschema.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ from typing import Any
 import jsonschema
 
 import evalreg
+from evalreg.engine.audits import audit_migration
 
 FAMILY = "agentv.eval"
 CASE_KEYS = ("testcases", "evalcases", "eval_cases", "cases", "tests")
@@ -84,6 +89,13 @@ class Outcome:
     upstream_problem: str
     migrated: bool
     migrate_problem: str
+    label: str | None = None
+    """The `$schema` the migrated file carries (None: none, or not migrated)."""
+    reported: bool | None = None
+    """Every change of every step is in the step's notes (None: not migrated)."""
+    unreported: str = ""
+    kinds: Counter[str] | None = None
+    """The notes of the migration, by kind (a placeholder counted as such)."""
 
 
 # -- reading the history ---------------------------------------------------------------------
@@ -250,9 +262,18 @@ def measure(registry: evalreg.Registry, blob: Blob, record: Any) -> Outcome:
         result = registry.migrate(record, "latest", family=FAMILY, filename=name)
         migrated = result.ok
         migrate_problem = "" if result.ok else f"{result.failed_step or ''}: {result.error}"
-    return Outcome(
+    outcome = Outcome(
         blob, era, detection.summary(), valid, problem, None, "", migrated, migrate_problem
     )
+    if migrated and isinstance(result.record, dict):
+        outcome.label = result.record.get("$schema")
+        audited = audit_migration(registry, record, "latest", family=FAMILY, filename=name)
+        outcome.reported = audited.ok
+        outcome.unreported = "; ".join(audited.problems()[:3])
+        outcome.kinds = Counter(
+            "placeholder" if n.placeholder else n.kind for step in audited.steps for n in step.notes
+        )
+    return outcome
 
 
 def judge(outcome: Outcome, record: Any, upstream: Upstream) -> None:
@@ -351,6 +372,46 @@ def report(outcomes: Sequence[Outcome], latest: str, versions: Sequence[str]) ->
     return "\n".join(lines)
 
 
+def labels_and_notes(outcomes: Sequence[Outcome], used: set[str]) -> str:
+    """Return what the migrated files say of themselves, and what their migrations reported.
+
+    `used`: the `$schema` labels AgentV's own files carry anywhere in the history.
+    """
+    migrated = [o for o in outcomes if o.migrated]
+    labels = Counter(o.label or "(none)" for o in migrated)
+    foreign = [o for o in migrated if o.label is not None and o.label not in used]
+    reported = [o for o in migrated if o.reported]
+    kinds: Counter[str] = Counter()
+    for o in migrated:
+        kinds.update(o.kinds or {})
+    by_era: dict[str, list[Outcome]] = defaultdict(list)
+    for o in migrated:
+        by_era[o.era].append(o)
+    lines = [
+        f"$schema labels of the {len(migrated)} files migrated to the latest era: "
+        + ", ".join(f"{label} {n}" for label, n in labels.most_common()),
+        f"labels AgentV's own files never carry: {len(foreign)}"
+        + (f" ({', '.join(sorted({str(o.label) for o in foreign}))})" if foreign else ""),
+        f"every change of every step in its notes: {_share(len(reported), len(migrated))}; "
+        "by era: "
+        + ", ".join(
+            f"{era} {_share(sum(bool(o.reported) for o in group), len(group)).strip()}"
+            for era, group in sorted(by_era.items())
+        ),
+        "notes by kind: " + ", ".join(f"{kind} {n:,}" for kind, n in sorted(kinds.items())),
+    ]
+    unreported = [o for o in migrated if not o.reported]
+    lines += [f"    {o.blob.date} {o.blob.path}: {o.unreported[:200]}" for o in unreported[:5]]
+    return "\n".join(lines)
+
+
+def labels_in(records: Iterable[Any]) -> set[str]:
+    """Return the `$schema` labels the records carry."""
+    return {
+        r["$schema"] for r in records if isinstance(r, dict) and isinstance(r.get("$schema"), str)
+    }
+
+
 def refused(outcomes: Sequence[Outcome]) -> str:
     """Return the files still refused, grouped by their first problem."""
     groups: dict[str, list[Outcome]] = defaultdict(list)
@@ -367,6 +428,7 @@ def refused(outcomes: Sequence[Outcome]) -> str:
     return "\n".join(lines)
 
 
+_LABEL = re.compile(r"""^\$schema:\s*['"]?([^'"\s#]+)""", re.MULTILINE)
 _BLOCK = re.compile(r"(?::|^\s*-)\s+[|>][-+0-9]*\s*(?:#.*)?$", re.MULTILINE)
 
 
@@ -375,8 +437,9 @@ def _comments_and_blocks(text: str) -> tuple[int, int]:
     return comments, len(_BLOCK.findall(text))
 
 
-def yaml_round_trip(files: Sequence[tuple[Blob, bytes]]) -> str:
-    """Migrate every file with `evalreg migrate --out` and count what its layout kept."""
+def yaml_round_trip(files: Sequence[tuple[Blob, bytes]], used: set[str]) -> str:
+    """Migrate every file with `evalreg migrate --out`; count what its layout kept and the
+    written files that carry a `$schema` label AgentV's files (`used`) never carry."""
     with tempfile.TemporaryDirectory() as tmp:
         src, out = Path(tmp, "in"), Path(tmp, "out")
         for blob, data in files:
@@ -393,6 +456,8 @@ def yaml_round_trip(files: Sequence[tuple[Blob, bytes]]) -> str:
                 continue
             before = _comments_and_blocks(data.decode("utf-8", "replace"))
             after = _comments_and_blocks(written.read_text("utf-8", "replace"))
+            label = _LABEL.search(written.read_text("utf-8", "replace"))
+            kept["foreign labels"] += label is not None and label.group(1) not in used
             kept["files"] += 1
             kept["comments before"] += before[0]
             kept["comments after"] += min(after[0], before[0])
@@ -403,7 +468,8 @@ def yaml_round_trip(files: Sequence[tuple[Blob, bytes]]) -> str:
         f"YAML written by `evalreg migrate --to latest --out` ({kept['files']} files): comment "
         f"lines kept {_share(kept['comments after'], kept['comments before'])}, block scalars "
         f"kept {_share(kept['blocks after'], kept['blocks before'])}, files keeping both "
-        f"{_share(kept['files keeping all'], kept['files'])}"
+        f"{_share(kept['files keeping all'], kept['files'])}; written files with a $schema label "
+        f"AgentV's files never carry: {kept['foreign labels']}"
     )
 
 
@@ -443,10 +509,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     print()
     print(report(outcomes, registry.latest(FAMILY), registry.versions(FAMILY)))
+    used = labels_in(record for _, _, record in files)
+    print()
+    print(labels_and_notes(outcomes, used))
     if args.yaml:
-        print(yaml_round_trip([(b, d) for b, d, _ in files]))
+        print(yaml_round_trip([(b, d) for b, d, _ in files], used))
     print(
-        f"\nreading the history {read - started:.1f} s; evalreg detect, validate and migrate "
+        f"\nreading the history {read - started:.1f} s; evalreg detect, validate, migrate, audit "
         f"{measured - read:.1f} s ({1000 * (measured - read) / len(files):.1f} ms a file); "
         f"AgentV's schemas (python jsonschema) {judged - measured:.1f} s"
     )

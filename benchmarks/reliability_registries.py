@@ -10,6 +10,12 @@ separate process with a timeout (`detect` is left out where the flaw is in a ste
 (standard error, or `check`'s first `error:` line), the time, and PASS or FAIL: PASS is a
 non-zero exit, an error of one line with no traceback, within the timeout.
 
+Patterns that backtrack for ever in Python's `re` (`(a+)+$`, `.*.*.*.*.*x`) are no flaw to evalreg,
+which matches registry patterns with RE2 in linear time: those cases (`linear`) also run
+`validate` on a record made to be slow, and PASS when every command finishes within the
+timeout with no traceback and at most one line of error. Patterns RE2 cannot compile
+(lookaround, backreferences) are refused like the other flaws.
+
 A step module that loops for ever when imported is trusted code doing what it says: evalreg
 imports a registry directory's Python files as they are (README, "Registry directories" ->
 "Trust"), so that case is run and shown as DOCUMENTED, whatever happens, and not judged.
@@ -57,6 +63,8 @@ class Case:
     commands: tuple[str, ...] = ("detect", "check")
     documented: bool = False
     """Trusted code that may legitimately hang: run and shown, not judged."""
+    linear: bool = False
+    """A pattern RE2 runs in linear time: judged on finishing cleanly, not on being refused."""
 
 
 def _write(root: Path, manifest: str = MANIFEST, schemas: dict[str, Any] | None = None) -> None:
@@ -107,22 +115,42 @@ def _huge(root: Path) -> None:
 
 
 REMOTE = "https://example.com/x.json"
+LINEAR = ("detect", "check", "validate")
 CASES = (
     Case(
         "marker-redos",
         "marker pattern (a+)+ on a 41-char value",
         _manifest("    pattern: '^(?P<version>(a+)+)$'\n"),
+        commands=LINEAR,
+        linear=True,
     ),
     Case(
         "marker-poly",
         "marker pattern with five .* in a row",
         _manifest("    pattern: '^(?P<version>.*.*.*.*.*x)$'\n"),
+        commands=LINEAR,
+        linear=True,
     ),
     Case(
         "rule-redos",
         "rule `matches` (\\w|\\w\\w)+$",
         _manifest(
             "rules:\n  - {id: acme.r, message: m, require: [{matches: [/v, '(\\w|\\w\\w)+$']}]}\n"
+        ),
+        commands=LINEAR,
+        linear=True,
+    ),
+    Case(
+        "marker-lookahead",
+        "marker pattern with a lookahead (?=!)",
+        _manifest("    pattern: '^(?P<version>(a+)+)(?=!)'\n"),
+    ),
+    Case(
+        "rule-backref",
+        "rule `matches` with a backreference \\1",
+        _manifest(
+            "rules:\n  - {id: acme.r, message: m, "
+            "require: [{matches: [/v, '(\\w|\\w\\w)+\\1$']}]}\n"
         ),
     ),
     Case(
@@ -158,11 +186,20 @@ CASES = (
         "schema-redos",
         "schema pattern (a+)+$",
         _schema({"properties": {"v": {"pattern": "^(a+)+$"}}}),
+        commands=LINEAR,
+        linear=True,
     ),
     Case(
         "schema-poly",
         "schema pattern \\w*\\w*\\w*\\w*!$",
         _schema({"properties": {"v": {"pattern": "^\\w*\\w*\\w*\\w*!$"}}}),
+        commands=LINEAR,
+        linear=True,
+    ),
+    Case(
+        "schema-lookbehind",
+        "schema pattern with a lookbehind (?<=a)",
+        _schema({"properties": {"v": {"pattern": "(?<=a)!"}}}),
     ),
     Case("schema-deep", "schema nested 10,000 deep", _schema(_deep(10_000))),
     Case("schema-huge", "schema file of 17 MB", _huge),
@@ -219,11 +256,17 @@ def _evalreg(args: list[str], timeout: float) -> tuple[int | None, str, str, flo
     return done.returncode, done.stdout, done.stderr, time.monotonic() - began
 
 
-def _judge(command: str, code: int | None, out: str, err: str) -> tuple[str, bool]:
+def _judge(
+    command: str, code: int | None, out: str, err: str, linear: bool = False
+) -> tuple[str, bool]:
     """Return the error line shown and whether the run is a PASS."""
     if code is None:
         return "(timed out)", False
     text = out + err
+    if linear:
+        lines = [line for line in err.splitlines() if line.strip()]
+        shown = lines[0] if lines else f"(finished, exit {code})"
+        return shown, len(lines) <= 1 and "Traceback" not in text
     if command == "check":
         lines = out.splitlines()
         found = [i for i, line in enumerate(lines) if line.startswith("error:")]
@@ -248,6 +291,16 @@ def run_case(case: Case, work: Path, timeout: float) -> list[Outcome]:
     every = {
         "detect": ["--registry", str(root), "detect", str(record)],
         "check": ["check", "--registry", str(root), "--examples", "5"],
+        "validate": [
+            "--registry",
+            str(root),
+            "validate",
+            str(record),
+            "--family",
+            "acme.run",
+            "--version",
+            "1.0",
+        ],
         "migrate": [
             "--registry",
             str(root),
@@ -264,7 +317,7 @@ def run_case(case: Case, work: Path, timeout: float) -> list[Outcome]:
     for command in case.commands:
         args = every[command]
         code, out, err, seconds = _evalreg(args, timeout)
-        shown, passed = _judge(command, code, out, err)
+        shown, passed = _judge(command, code, out, err, case.linear)
         verdict = "DOCUMENTED" if case.documented else ("PASS" if passed else "FAIL")
         outcomes.append(Outcome(case.name, command, code, shown, seconds, verdict))
     return outcomes

@@ -433,7 +433,17 @@ def _warm(path: Path, clear: Path | None = None) -> Callable[[], None]:
     return before
 
 
-SECTIONS = ("validate", "check-jsonschema", "migrate", "jobs", "scale", "memory", "startup", "eee")
+SECTIONS = (
+    "validate",
+    "check-jsonschema",
+    "migrate",
+    "dry-run",
+    "jobs",
+    "scale",
+    "memory",
+    "startup",
+    "eee",
+)
 """The parts of the benchmark, in the order they run (`--only` picks some)."""
 
 
@@ -557,6 +567,31 @@ def migrate_section(bench: Bench) -> None:
         report.rows += rows
         for row, name in ((rows[0], "1 job"), (rows[1], "all cores")):
             report.target(f"{label}, {name} / rewrite floor", row.ratio, 2.5, "x", below=True)
+
+
+DRY_RUN_LIMIT = 1.2
+"""A dry run may cost this much of the run it plans (`migrate --out`), at most."""
+
+
+def dry_run_section(bench: Bench) -> None:
+    """`migrate --dry-run` against `migrate --out` on the same files (1 job, taking turns)."""
+    paths, sizes, report, out = bench.paths, bench.sizes, bench.report, bench.out
+    for key, records, label in (
+        ("migrate_aggregates", sizes.migrate_aggregates, "migrate aggregate --dry-run"),
+        ("migrate_lines", sizes.migrate_lines, "migrate instance --dry-run"),
+    ):
+        source = str(paths[key])
+        command = [*EVALREG, "migrate", "--to", "latest", source, "--jobs", "1"]
+        written, dry = bench.timed(
+            [
+                Job([*command, "--out", str(out / "one")], before=_warm(paths[key], out / "one")),
+                Job([*command, "--dry-run"], before=_warm(paths[key])),
+            ],
+            bench.repeat,
+        )
+        row = Row(f"{label} (against --out)", records, bench.size(key), dry, written)
+        report.rows.append(row)
+        report.target(f"{label} / migrate --out", row.ratio, DRY_RUN_LIMIT, "x", below=True)
 
 
 def jobs_section(bench: Bench) -> None:
@@ -747,6 +782,7 @@ def benchmark(
         "validate": validate_section,
         "check-jsonschema": check_jsonschema_section,
         "migrate": migrate_section,
+        "dry-run": dry_run_section,
         "jobs": jobs_section,
         "scale": scale_section,
         "memory": memory_section,

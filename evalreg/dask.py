@@ -8,7 +8,9 @@
 `error`), one partition per run of small files or per line-aligned byte range of a large JSONL
 file, with every line number that of the whole file. `detect`, `validate` and `migrate` map a bag
 of items to a bag of outcomes (`RecordCheck`, `RecordMigration`), so evalreg composes with the
-rest of a Dask computation. `DaskRunner` runs `validate_paths` and `migrate_paths` (the command
+rest of a Dask computation; `to_dataframe` makes them a Dask DataFrame of one version's typed
+columns (its meta from the version's Arrow schema; `dask.dataframe` comes with the `tables`
+extra). `DaskRunner` runs `validate_paths` and `migrate_paths` (the command
 line's `--scheduler`) on a cluster's workers, with the same results in the same order as one
 process. Workers need evalreg (the same version) and the registry directories in use; the
 built-in one is each worker's own.
@@ -22,6 +24,8 @@ May import: `evalreg.batch`, `evalreg.engine`, `evalreg.registry`, `evalreg.io`,
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import contextlib
 import logging
 import operator
@@ -35,7 +39,13 @@ from evalreg.batch.check import RecordCheck, check_item
 from evalreg.batch.migrate_file import RecordMigration
 from evalreg.batch.walk import iter_files
 from evalreg.engine.registry import Registry, load_registry
-from evalreg.errors import ClusterError, EvalregError, MissingExtraError
+from evalreg.errors import (
+    ClusterError,
+    ClusterLostError,
+    EvalregError,
+    MissingExtraError,
+    NoWorkersError,
+)
 from evalreg.io.readers import Item, RangeItems, read_items
 from evalreg.registry.core import builtin_directory
 
@@ -53,32 +63,45 @@ if TYPE_CHECKING:
 R = TypeVar("R")
 U = TypeVar("U")
 
-__all__ = ["DaskRunner", "connect", "detect", "migrate", "read_records", "validate"]
+__all__ = [
+    "DaskRunner",
+    "connect",
+    "detect",
+    "migrate",
+    "read_records",
+    "to_dataframe",
+    "validate",
+]
 
 CONNECT_TIMEOUT = 30
 """Seconds to wait for a Dask scheduler to answer."""
+WORKER_WAIT = 60
+"""Seconds to wait for a Dask scheduler to have at least one worker."""
 
 # -- registries on workers -----------------------------------------------------------------------
 
-Directories = tuple[str | None, ...]
-"""Registry directories as sent to workers: None stands for the worker's own built-in one."""
+Directories = tuple[tuple[str | None, ...], bool]
+"""Registry directories as sent to workers (None stands for the worker's own built-in one), and
+whether "latest" includes drafts."""
 _registries: dict[Directories, Registry] = {}
 
 
 def _portable(registry: Registry | None) -> Directories:
     """Return the directories of `registry` (default: the built-in one) as sent to workers."""
     if registry is None:
-        return (None,)
+        return ((None,), False)
     builtin = builtin_directory()
-    return tuple(None if d == builtin else str(d) for d in registry.directories)
+    paths = tuple(None if d == builtin else str(d) for d in registry.directories)
+    return (paths, registry.drafts)
 
 
 def _registry(directories: Directories) -> Registry:
     """Return the registry of `directories` in this process, loaded once."""
     found = _registries.get(directories)
     if found is None:
-        paths = [builtin_directory() if d is None else d for d in directories]
-        found = _registries[directories] = load_registry(paths, builtin=False)
+        folders, drafts = directories
+        paths = [builtin_directory() if d is None else d for d in folders]
+        found = _registries[directories] = load_registry(paths, builtin=False, drafts=drafts)
     return found
 
 
@@ -100,8 +123,9 @@ class DaskRunner:
     awaited, and their results are taken in the order of the units.
     """
 
-    def __init__(self, client: distributed.Client) -> None:
+    def __init__(self, client: distributed.Client, address: str = "") -> None:
         self.client = client
+        self.address = address or str(getattr(client.scheduler, "address", ""))
         threads = client.nthreads()
         self._jobs = max(1, sum(threads.values()))
 
@@ -116,8 +140,16 @@ class DaskRunner:
         units: Iterable[U],
         registry: Registry,
         args: tuple[Any, ...],
+        lost: Callable[[U, str], R] | None = None,
     ) -> Generator[tuple[U, R], None, None]:
-        """Yield each unit with `function(registry, unit, *args)`, in the order of `units`."""
+        """Yield each unit with `function(registry, unit, *args)`, in the order of `units`.
+
+        A unit whose workers kept dying (Dask tries it on others first) gets `lost(unit,
+        reason)` as its result, if given.
+
+        Raises:
+            ClusterLostError: the scheduler went away before the last result.
+        """
         directories = _portable(registry)
         window = parallel.WINDOW_PER_JOB * self.jobs
         pending: deque[tuple[U, distributed.Future[R]]] = deque()
@@ -126,14 +158,35 @@ class DaskRunner:
                 future = self.client.submit(_run, function, unit, args, directories, pure=False)
                 pending.append((unit, future))
                 if len(pending) >= window:
-                    done, future = pending.popleft()
-                    yield done, future.result()
+                    yield self._result(pending, lost)
             while pending:
-                done, future = pending.popleft()
-                yield done, future.result()
+                yield self._result(pending, lost)
         finally:
             for _, future in pending:
-                future.cancel()
+                with contextlib.suppress(Exception):
+                    future.cancel()
+
+    def _result(
+        self, pending: deque[tuple[U, distributed.Future[R]]], lost: Callable[[U, str], R] | None
+    ) -> tuple[U, R]:
+        """Wait for the first pending unit's result (see `imap`)."""
+        unit, future = pending[0]
+        try:
+            result = future.result()
+        except distributed.KilledWorker as err:
+            if lost is None:
+                raise
+            result = lost(unit, f"the Dask workers computing it died ({err})")
+        except Exception as err:
+            if self.client.status == "running" and not isinstance(err, _LOST):
+                raise  # a fault of the work itself
+            files = {part.path for done, _ in pending for part in _parts(done)}
+            reason = str(err).splitlines()[0] if str(err) else type(err).__name__
+            if isinstance(err, _LOST):
+                reason = "the connection to it was lost"
+            raise ClusterLostError(self.address, reason, len(files)) from None
+        pending.popleft()
+        return unit, result
 
 
 @contextlib.contextmanager
@@ -145,7 +198,9 @@ def connect(address: str, jobs: int = 1) -> Iterator[DaskRunner]:
     Raises:
         ClusterError: the scheduler cannot be reached, or the cluster cannot start.
     """
-    logging.getLogger("distributed").setLevel(logging.ERROR)
+    for name in ["distributed", *logging.root.manager.loggerDict]:  # its errors are ours to say
+        if name.split(".")[0] == "distributed":
+            logging.getLogger(name).setLevel(logging.CRITICAL)
     with contextlib.ExitStack() as stack:
         try:
             if address == "local":
@@ -167,7 +222,26 @@ def connect(address: str, jobs: int = 1) -> Iterator[DaskRunner]:
         except (OSError, TimeoutError, ValueError) as err:
             reason = str(err).splitlines()[0] if str(err) else type(err).__name__
             raise ClusterError(address, reason) from err
-        yield DaskRunner(client)
+        try:
+            client.wait_for_workers(1, timeout=WORKER_WAIT)
+        except (OSError, TimeoutError) as err:
+            raise NoWorkersError(address, WORKER_WAIT) from err
+        yield DaskRunner(client, address)
+
+
+_CANCELLED = (asyncio.CancelledError, concurrent.futures.CancelledError)
+_LOST = (OSError, TimeoutError, *_CANCELLED)
+"""What waiting for a result raises when the scheduler is gone (its connection closed, the
+futures cancelled)."""
+
+
+def _parts(unit: Any) -> tuple[parallel.Part, ...]:
+    """Return the parts of a unit of work (migrating sends it with its outputs)."""
+    if unit and isinstance(unit[0], parallel.Part):
+        return tuple(unit)
+    if unit and isinstance(unit[0], tuple):
+        return _parts(unit[0])
+    return ()
 
 
 # -- bags of records -----------------------------------------------------------------------------
@@ -304,3 +378,83 @@ def migrate(
     """
     options = {"family": family, "params": dict(params or {}), "allow_loss": allow_loss}
     return items.map_partitions(_migrate_partition, _portable(registry), to, options)
+
+
+# -- typed tables --------------------------------------------------------------------------------
+
+
+def _table_partition(
+    items: Iterable[Item],
+    directories: Directories,
+    family: str,
+    to: str,
+    explode: str | None,
+    provenance: bool,
+) -> Any:
+    """Return the rows of a partition's records as a pandas DataFrame of Arrow-typed columns."""
+    import pandas as pd
+    import pyarrow as pa
+
+    from evalreg.batch.load import migrate_as
+    from evalreg.batch.tabulate import provenance_of
+    from evalreg.tables.arrow import BatchBuilder, TableSpec
+    from evalreg.tables.mapping import layout
+    from evalreg.tables.rows import RowError
+
+    registry = _registry(directories)
+    spec = TableSpec(layout(registry, family, to), explode, provenance)
+    builder = BatchBuilder(spec)
+    for item in items:
+        if not item.ok:
+            continue
+        result = migrate_as(registry, item, to, family, {}, False)
+        if not result.ok:
+            continue
+        try:
+            builder.add(result.record, provenance_of(item, result) if provenance else None)
+        except RowError:
+            continue
+    batch, _ = builder.flush()
+    return pa.Table.from_batches([batch], schema=spec.schema).to_pandas(types_mapper=pd.ArrowDtype)
+
+
+def to_dataframe(
+    items: Bag,
+    family: str,
+    to: str = "latest",
+    *,
+    explode: str | None = None,
+    provenance: bool = False,
+    registry: Registry | None = None,
+) -> Any:
+    """Return a Dask DataFrame of the rows of a bag of items, migrated to a version of `family`.
+
+    Its columns and their types (pandas `ArrowDtype`s) are the version's Arrow schema
+    (`evalreg.arrow_schema`), which is also the DataFrame's `meta`: structs, lists and JSON text
+    keep their Arrow types, and `ddf.to_parquet(...)` writes them as `evalreg export` does. One
+    partition per partition of the bag. Records that cannot be read, migrated or made rows are
+    left out: `migrate(items, to)` names them.
+
+    Raises:
+        MissingExtraError: `dask.dataframe` (the `tables` extra) or pyarrow is not installed.
+        UnknownFamilyError, UnknownVersionError, TableError: as `evalreg.arrow_schema`.
+    """
+    try:
+        import dask.dataframe as dd
+        import pandas as pd
+    except ImportError as err:
+        raise MissingExtraError("dask.dataframe", "tables") from err
+    import pyarrow as pa
+
+    from evalreg.tables.arrow import TableSpec, empty_batch
+    from evalreg.tables.mapping import layout
+
+    found = registry or load_registry()
+    spec = TableSpec(layout(found, family, to), explode, provenance)
+    meta = pa.Table.from_batches([empty_batch(spec)]).to_pandas(types_mapper=pd.ArrowDtype)
+    directories = _portable(registry)
+    parts = [
+        delayed(_table_partition, pure=True)(part, directories, family, to, explode, provenance)
+        for part in items.to_delayed()
+    ]
+    return dd.from_delayed(parts, meta=meta, verify_meta=False)

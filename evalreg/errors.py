@@ -141,6 +141,18 @@ class DataLossError(EvalregError):
         )
 
 
+class UnfinishedStepError(EvalregError):
+    """A generated step met a record its `TODO` concerns: a decision the step does not make yet."""
+
+    def __init__(self, todo: str, pointer: str) -> None:
+        self.todo = todo
+        self.pointer = pointer
+        super().__init__(
+            f"{pointer or '/'}: {todo} (unfinished generated step: finish this TODO, then "
+            "remove it from TODOS)"
+        )
+
+
 class MigrationError(EvalregError):
     """A record could not be migrated: a step failed or the result is invalid."""
 
@@ -192,6 +204,13 @@ class PublishError(EvalregError):
         super().__init__(f"{path}: {message}" if path else message)
 
 
+_FEATURES = {
+    "arrow": "tables (Arrow, Parquet, `evalreg export`)",
+    "dask.dataframe": "Dask dataframes",
+}
+"""Features other than URL protocols that an extra installs, as a message names them."""
+
+
 class MissingExtraError(EvalregError, ImportError):
     """A URL's protocol, or a feature, needs a package that an extra of evalreg installs."""
 
@@ -202,6 +221,8 @@ class MissingExtraError(EvalregError, ImportError):
             message = f"no installed package reads {what}:// URLs"
         elif what == "dask":
             message = f"running on a Dask cluster needs the {extra} extra"
+        elif what in _FEATURES:
+            message = f"{_FEATURES[what]} need the {extra} extra"
         else:
             message = f"reading {what}:// URLs needs the {extra} extra"
         fix = f": pip install 'evalreg[{extra}]'" if extra else ""
@@ -217,4 +238,79 @@ class ClusterError(EvalregError):
         super().__init__(
             f"cannot use the Dask scheduler {address!r}: {reason} "
             "(give its address as tcp://HOST:PORT, or `local`)"
+        )
+
+
+class ConfigError(EvalregError, ValueError):
+    """A configuration file (`evalreg.toml`, `[tool.evalreg]`) cannot be read or is not valid."""
+
+    def __init__(self, path: str, key: str | None, message: str) -> None:
+        self.path = path
+        self.key = key
+        self.detail = message
+        super().__init__(f"{path}: {key}: {message}" if key else f"{path}: {message}")
+
+
+class TableError(EvalregError, ValueError):
+    """A schema cannot be mapped to a table, or a table's rows cannot be turned into records.
+
+    Raised when the mapping is made (an `explode` pointer that is no array column, a column
+    name evalreg reserves), never part way through the rows.
+    """
+
+    def __init__(
+        self, message: str, family: str = "", version: str = "", pointer: str = ""
+    ) -> None:
+        self.family = family
+        self.version = version
+        self.pointer = pointer
+        where = f"{family} {version}".strip()
+        at = f" {pointer}" if pointer else ""
+        super().__init__(f"{where}{at}: {message}" if where or at else message)
+
+
+class OutputOverlapError(EvalregError):
+    """An output folder is, contains or lies inside an input folder (or would replace an input)."""
+
+    def __init__(self, output: str, source: str, how: str) -> None:
+        self.output = output
+        self.source = source
+        self.how = how
+        super().__init__(
+            f"the output folder {output} {how} {source}: migrated files would be written over "
+            "or among the files being read; choose an output folder outside the input"
+        )
+
+
+class WorkerError(EvalregError):
+    """The worker processes of a run cannot do its work (they die as they start, say)."""
+
+
+class NoWorkersError(ClusterError):
+    """A Dask scheduler has no worker to do the work, within the time waited for one."""
+
+    exit_code = 1
+
+    def __init__(self, address: str, waited: float) -> None:
+        self.address = address
+        self.reason = f"no worker joined it within {waited:.0f} s"
+        EvalregError.__init__(
+            self, f"the Dask scheduler {address!r} has no workers: {self.reason}; start some"
+        )
+
+
+class ClusterLostError(ClusterError):
+    """The Dask scheduler of a run went away before the run was done."""
+
+    exit_code = 1
+
+    def __init__(self, address: str, reason: str, unfinished: int) -> None:
+        self.address = address
+        self.reason = reason
+        self.unfinished = unfinished
+        EvalregError.__init__(
+            self,
+            f"lost the Dask scheduler {address!r} ({reason}): the run stopped; the files "
+            f"reported above are done, the {unfinished:,} being worked on and every file after "
+            "them are not",
         )

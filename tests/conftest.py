@@ -1,14 +1,21 @@
-"""Shared fixtures: the built-in registry, and small registry directories built in tmp_path."""
+"""Shared fixtures: the built-in registry, and small registry directories built in tmp_path.
+
+The suite runs on every core (pytest-xdist), so a test keeps to its own `tmp_path`, ports the
+system picks (port 0), and `monkeypatch` for the environment; nothing is written into the
+checkout, the Hypothesis example database included.
+"""
 
 from __future__ import annotations
 
 import json
+import tempfile
 import textwrap
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis.configuration import set_hypothesis_home_dir
 
 import evalreg
 from evalreg import Registry
@@ -23,6 +30,11 @@ markers:
     template: "{version}"
 """
 """The manifest of a small family for registries built in tests (schemas given by each test)."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Keep Hypothesis's files (its example database and caches) out of the checkout."""
+    set_hypothesis_home_dir(str(Path(tempfile.gettempdir()) / "evalreg-tests-hypothesis"))
 
 
 @pytest.fixture(scope="session")

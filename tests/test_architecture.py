@@ -18,10 +18,16 @@ ROOMS = sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file(
 MODULES = sorted(p for p in PACKAGE.rglob("*.py") if "_builtin" not in p.parts)
 
 
-def test_the_rooms_are_the_ones_the_readme_maps() -> None:
-    readme = (PACKAGE.parent / "README.md").read_text(encoding="utf-8")
+def test_the_rooms_are_the_ones_the_development_page_maps() -> None:
+    page = (PACKAGE.parent / "docs" / "development.md").read_text(encoding="utf-8")
     for room in ROOMS:
-        assert f"`{room}/`" in readme, f"README's Development section does not map {room}/"
+        assert f"`{room}/`" in page, f"docs/development.md does not map {room}/"
+
+
+@pytest.mark.parametrize("room", ROOMS)
+def test_each_room_has_its_tests_in_a_folder_of_its_name(room: str) -> None:
+    folder = PACKAGE.parent / "tests" / room
+    assert (folder / "__init__.py").is_file() and any(folder.glob("test_*.py")), folder
 
 
 @pytest.mark.parametrize("room", ROOMS)

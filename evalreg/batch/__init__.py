@@ -5,7 +5,8 @@
 `rules` (the state of the families' rules over a run: file rules, collectors, summaries),
 `migrate_file` (migrate one file, written only if every record succeeded; the options and the
 outcomes of a migration), `migrate` (migrate every file under paths, in one process or many),
-`parallel` (units of work, and the pool of processes that returns their results in input order),
+`parallel` (units of work, and their results in input order from a pool of processes),
+`pool` (the pool: worker processes whose death costs the unit they held, not the run),
 `inventory` (files and records per family and version, and what is behind a required version),
 `extent` (the sizes of the files a run reads, for progress displays) and `load` (`evalreg.load`:
 the records of one file for other programs, migrated on the fly).

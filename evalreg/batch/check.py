@@ -6,36 +6,46 @@ prints or exits, and one bad file or record never stops the rest.
 
 from __future__ import annotations
 
+import errno
+import hashlib
 import os
-from collections.abc import Generator, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+import orjson
+
 from evalreg.batch import parallel
+from evalreg.batch.config import Config
 from evalreg.batch.rules import RuleRun, Summaries
-from evalreg.batch.walk import iter_files
 from evalreg.engine.detect import Detection, detect
 from evalreg.engine.registry import Registry
-from evalreg.engine.rules import ALL_RULES, NO_RULES, Located, Selection
+from evalreg.engine.rules import Located
+from evalreg.engine.selection import NO_RULES, Selection
 from evalreg.engine.validate import undecided_issues
 from evalreg.engine.validators import Issue, Validator
 from evalreg.io.codec import DecodeError, loads, loads_lines
+from evalreg.io.pointer import MISSING, resolve, split
 from evalreg.io.readers import (
     STDIN,
     Block,
     Item,
     cannot_read,
+    count_lines,
     empty_file,
     file_kind,
     is_gzip,
     jsonl_item,
     open_binary,
+    out_of_memory,
     read_blocks,
+    read_document,
     read_items,
     read_items_from_bytes,
     read_range_blocks,
     read_whole,
 )
+from evalreg.io.streams import check_memory
 
 
 @dataclass(frozen=True)
@@ -44,10 +54,15 @@ class RecordCheck:
 
     path: str
     line: int | None
-    status: Literal["valid", "invalid", "unreadable", "detected", "undetected"]
+    status: Literal["valid", "invalid", "unreadable", "detected", "undetected", "known"]
+    """`known`: every problem of the record is in the baseline (see `batch.baseline`)."""
     detection: Detection | None = None
     issues: tuple[Issue, ...] = ()
     error: str | None = None
+    known: int = 0
+    """How many of its problems the baseline holds (they are not in `issues`)."""
+    digests: tuple[str, ...] = ()
+    """For each issue, a digest of the value it points at (`value_digest`), for baselines."""
 
     @property
     def family(self) -> str | None:
@@ -62,10 +77,13 @@ class RecordCheck:
 
 @dataclass(frozen=True)
 class ValidRun:
-    """Consecutive records of one file that are all valid: counted, not listed one by one."""
+    """Consecutive records of one file, of one version, that are all valid: counted, not listed
+    one by one."""
 
     path: str
     count: int
+    family: str | None = None
+    version: str | None = None
 
 
 @dataclass(frozen=True)
@@ -78,74 +96,21 @@ class RuleFinding:
     family: None = None
     version: None = None
     error: None = None
+    known: bool = False
+    """Whether the baseline holds it (then it is counted, not reported)."""
 
     @property
-    def status(self) -> Literal["invalid", "valid"]:
-        """Return `invalid` for an error, `valid` for a warning (as a record check would)."""
+    def status(self) -> Literal["invalid", "valid", "known"]:
+        """Return `invalid` for an error, `valid` for a warning (as a record check would), and
+        `known` for a finding of the baseline."""
+        if self.known:
+            return "known"
         return "invalid" if self.issue.severity == "error" else "valid"
 
     @property
     def issues(self) -> tuple[Issue, ...]:
-        """Return the finding as a one-issue tuple, like a record check's."""
-        return (self.issue,)
-
-
-@dataclass
-class Summary:
-    """Counts over a run."""
-
-    files: int = 0
-    records: int = 0
-    valid: int = 0
-    invalid: int = 0
-    unreadable: int = 0
-    across: int = 0
-    """Errors found by rules across files (companions, duplicates), beside the records'."""
-    warnings: int = 0
-    """Findings of rules whose severity is warning (they leave records valid)."""
-    _paths: set[str] = field(default_factory=set, repr=False)
-
-    def add(self, check: RecordCheck | ValidRun | RuleFinding) -> None:
-        """Count one record (or a run of valid ones, or a finding across files)."""
-        if isinstance(check, RuleFinding):
-            if check.issue.severity == "warning":
-                self.warnings += 1
-            else:
-                self.across += 1
-            return
-        if check.path not in self._paths:
-            self._paths.add(check.path)
-            self.files += 1
-        if isinstance(check, ValidRun):
-            self.records += check.count
-            self.valid += check.count
-            return
-        if check.status == "unreadable":
-            self.unreadable += 1
-            return
-        self.warnings += sum(1 for i in check.issues if i.severity == "warning")
-        self.records += 1
-        if check.status in ("valid", "detected"):
-            self.valid += 1
-        else:
-            self.invalid += 1
-
-    @property
-    def ok(self) -> bool:
-        """Return whether every record was read and is valid, and no rule failed across files."""
-        return self.invalid == 0 and self.unreadable == 0 and self.across == 0
-
-    def as_dict(self) -> dict[str, int]:
-        """Return the counts as a plain mapping."""
-        return {
-            "files": self.files,
-            "records": self.records,
-            "valid": self.valid,
-            "invalid": self.invalid,
-            "unreadable": self.unreadable,
-            "across_files": self.across,
-            "warnings": self.warnings,
-        }
+        """Return the finding as a one-issue tuple, like a record check's (none if known)."""
+        return () if self.known else (self.issue,)
 
 
 def check_item(
@@ -181,12 +146,34 @@ def check_item(
     if decided and rules is not None:
         assert detection.family is not None and detection.version is not None
         issues += rules.issues(record, item.path, item.line, detection.family, detection.version)
-    return _outcome(item.path, item.line, detection, issues)
+    return _outcome(item.path, item.line, detection, issues, record)
 
 
-def _outcome(path: str, line: int | None, detection: Detection, issues: list[Issue]) -> RecordCheck:
+def _outcome(
+    path: str, line: int | None, detection: Detection, issues: list[Issue], record: Any
+) -> RecordCheck:
     invalid = any(issue.severity == "error" for issue in issues)
-    return RecordCheck(path, line, "invalid" if invalid else "valid", detection, tuple(issues))
+    status: Literal["invalid", "valid"] = "invalid" if invalid else "valid"
+    digests = tuple(value_digest(record, issue.pointer) for issue in issues)
+    return RecordCheck(path, line, status, detection, tuple(issues), digests=digests)
+
+
+def value_digest(record: Any, pointer: str) -> str:
+    """Return a short digest of the value at `pointer` (`""` for the whole record, or none).
+
+    A baseline tells a finding it holds from a new one by it: the same problem of another
+    value is another finding.
+    """
+    if not pointer:
+        return ""
+    value = resolve(record, pointer)
+    if value is MISSING:
+        return ""
+    try:
+        data = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except (TypeError, orjson.JSONEncodeError):  # an integer beyond 64 bits, say
+        data = repr(value).encode("utf-8", "surrogatepass")
+    return hashlib.sha256(data).hexdigest()[:16]
 
 
 def _forced_version(registry: Registry, family: str | None, version: str | None) -> str | None:
@@ -211,10 +198,14 @@ def check_paths(
     family: str | None = None,
     version: str | None = None,
     validate: bool = True,
+    config: Config | None = None,
 ) -> Iterator[RecordCheck]:
-    """Yield one check per record of every file under `paths`, in file then line order."""
+    """Yield one check per record of every file under `paths`, in file then line order.
+
+    `config`: the project's configuration, whose include and exclude apply too.
+    """
     version = _forced_version(registry, family, version)
-    for path in iter_files(paths, include, exclude):
+    for path in (config or Config()).files(paths, include, exclude):
         for item in read_items(path):
             yield check_item(registry, item, family=family, version=version, validate=validate)
 
@@ -245,9 +236,9 @@ class _QuickCheck:
             self.registry, item, family=self.family, version=self.version, rules=self.rules
         )
 
-    def quick(self, record: Any, path: str, line: int | None) -> RecordCheck | None:
-        """Return None when `check_item` would find `record` valid with nothing to say, else
-        the check it would give."""
+    def quick(self, record: Any, path: str, line: int | None) -> RecordCheck | Validator:
+        """Return the validator of the record's version when `check_item` would find `record`
+        valid with nothing to say, else the check it would give."""
         family, version = self.family, self.version
         if family is None or version is None:
             detection = detect(self.registry, record, path)
@@ -261,26 +252,32 @@ class _QuickCheck:
         if not validator.is_valid(record):
             return self.check(Item(path, line, record=record))
         if self.rules is None:
-            return None
+            return validator
         found = self.rules.issues(record, path, line, family, version)
         if not found:
-            return None
-        return _outcome(path, line, Detection("detected", family, version), found)
+            return validator
+        return _outcome(path, line, Detection("detected", family, version), found, record)
 
-    def items(self, items: Iterable[Item]) -> Iterator[RecordCheck | ValidRun]:
-        """Check read items: runs of valid ones counted, the others checked in full."""
-        valid, path = 0, ""
-        for item in items:
+    def items(
+        self, items: Iterable[Item], place: Callable[[int, RecordCheck], RecordCheck] | None = None
+    ) -> Iterator[RecordCheck | ValidRun]:
+        """Check read items: runs of valid ones counted, the others checked in full (and given
+        to `place` with their index, to say where their problems are)."""
+        valid, path, seen = 0, "", None
+        for index, item in enumerate(items):
             found = self.quick(item.record, item.path, item.line) if item.ok else self.check(item)
-            if found is None:
-                valid, path = valid + 1, item.path
+            if isinstance(found, Validator):
+                if valid and found is not seen:
+                    yield _run(path, valid, seen)
+                    valid = 0
+                valid, path, seen = valid + 1, item.path, found
                 continue
             if valid:
-                yield ValidRun(path, valid)
+                yield _run(path, valid, seen)
                 valid = 0
-            yield found
+            yield place(index, found) if place is not None and found.issues else found
         if valid:
-            yield ValidRun(path, valid)
+            yield _run(path, valid, seen)
 
     def lines(
         self, blocks: Iterable[Block], path: str
@@ -288,14 +285,15 @@ class _QuickCheck:
         """Check the lines of a JSONL file, like `items`; return the number of lines."""
         valid = line_no = 0
         quick = self.quick
-        found: RecordCheck | None
+        found: RecordCheck | Validator
+        seen: Validator | None = None
         blocks = iter(blocks)
         while True:
             try:
                 block = next(blocks, None)
             except (OSError, EOFError):
                 if valid:  # the records before a failure (gzip data cut off) count
-                    yield ValidRun(path, valid)
+                    yield _run(path, valid, seen)
                 raise
             if block is None:
                 break
@@ -310,21 +308,28 @@ class _QuickCheck:
                     found = self.check(item)
                 else:
                     found = quick(record, path, line_no + index + 1)
-                    if found is None:
+                    if isinstance(found, Validator):
+                        if found is not seen:  # another version: another run
+                            if valid:
+                                yield _run(path, valid, seen)
+                            valid, seen = 0, found
                         valid += 1
                         continue
                 if valid:
-                    yield ValidRun(path, valid)
+                    yield _run(path, valid, seen)
                     valid = 0
                 yield found
             line_no += last + 1
         if valid:
-            yield ValidRun(path, valid)
+            yield _run(path, valid, seen)
         return line_no
 
     def file(self, path: str) -> Iterator[RecordCheck | ValidRun]:
         """Check every record of one file."""
-        yield from self._file(path)
+        try:
+            yield from self._file(path)
+        except MemoryError:  # the file is unreadable here; the run goes on
+            yield self.check(Item(path, None, error=out_of_memory(path)))
         if self.rules is not None:
             self.rules.close(path)
 
@@ -333,11 +338,17 @@ class _QuickCheck:
         if kind == "json" and path != STDIN and not is_gzip(path):
             try:
                 data = read_whole(path)
-            except OSError:
-                pass  # the general path below says why
+            except OSError as err:
+                if err.errno == errno.EFBIG:  # too large to read whole: no use trying again
+                    yield self.check(cannot_read(path, err))
+                    return
+                # else the general path below says why
             else:
                 yield from self._document(data, path)
                 return
+        if kind == "yaml" and path != STDIN:
+            yield from self._yaml(path)
+            return
         if kind not in ("json", "jsonl") or path == STDIN:
             yield from self.items(read_items(path))
             return
@@ -352,19 +363,38 @@ class _QuickCheck:
                     if not (yield from self.lines(read_blocks(stream), path)):
                         yield self.check(empty_file(path))
                     return
-                yield from self._document(stream.read(), path)
+                yield from self._document(read_document(stream, path), path)
             except (OSError, EOFError) as err:
                 yield self.check(cannot_read(path, err))
 
+    def _yaml(self, path: str) -> Iterator[RecordCheck | ValidRun]:
+        """Check the documents of a YAML file; their problems say their line and column."""
+        try:
+            with open_binary(path) as stream:
+                data = stream.read()
+        except (OSError, EOFError) as err:
+            yield self.check(cannot_read(path, err))
+            return
+        placed: list[Any] = []
+
+        def place(index: int, check: RecordCheck) -> RecordCheck:
+            if not placed:
+                placed.append(_documents(data))
+            nodes = placed[0]
+            return _located(check, nodes[index]) if index < len(nodes) else check
+
+        yield from self.items(read_items_from_bytes(data, path, "yaml"), place)
+
     def _document(self, data: bytes, path: str) -> Iterator[RecordCheck | ValidRun]:
         """Check the bytes of a whole JSON document."""
+        check_memory(len(data))
         try:
             record = loads(data)
         except DecodeError:
             yield from self.items(read_items_from_bytes(data, path, "json"))
             return
         found = self.quick(record, path, None)
-        yield ValidRun(path, 1) if found is None else found
+        yield _run(path, 1, found) if isinstance(found, Validator) else found
 
     def part(self, part: parallel.Part) -> tuple[list[RecordCheck | ValidRun], int]:
         """Check one unit part; return its results and, for a range, its number of lines."""
@@ -392,9 +422,38 @@ class _QuickCheck:
         return [] if self.rules is None else self.rules.summaries
 
 
-Checked = tuple[list[RecordCheck | ValidRun], int] | int
+def _documents(data: bytes) -> list[Any]:
+    """Return the composed documents of a YAML file that was read (none if it cannot be)."""
+    from yaml import YAMLError
+
+    from evalreg.io.yamlstrict import documents
+
+    try:
+        return documents(data)
+    except (YAMLError, ValueError):  # it was read once: no places is no worse than before
+        return []
+
+
+def _located(check: RecordCheck, document: Any) -> RecordCheck:
+    """Return a YAML record's check with the line and column of each problem."""
+    from evalreg.io.yamlstrict import locate
+
+    issues = []
+    for issue in check.issues:
+        line, column = locate(document, split(issue.pointer))
+        issues.append(replace(issue, line=line, column=column))
+    return replace(check, issues=tuple(issues))
+
+
+def _run(path: str, count: int, seen: Any) -> ValidRun:
+    """Return the run of `count` valid records of `path`, of the version `seen` validated."""
+    return ValidRun(path, count, seen.family, seen.version)
+
+
+Checked = tuple[list[RecordCheck | ValidRun], int] | tuple[int, str | None, str | None]
 """What a worker reports of one part: its results and number of lines, or for a whole file whose
-records are all valid, just how many (the parent knows the path: far less to send back)."""
+records are all valid and of one version, how many and of which family and version (the parent
+knows the path: far less to send back)."""
 
 
 def _check_unit(
@@ -409,7 +468,8 @@ def _check_unit(
     for part in unit:
         checks, lines = quick.part(part)
         if part.whole and len(checks) == 1 and isinstance(checks[0], ValidRun):
-            found.append(checks[0].count)
+            run = checks[0]
+            found.append((run.count, run.family, run.version))
         else:
             found.append((checks, lines))
     return found, quick.summaries
@@ -424,8 +484,9 @@ def validate_paths(
     family: str | None = None,
     version: str | None = None,
     jobs: int = 1,
-    rules: Selection = ALL_RULES,
+    rules: Selection | None = None,
     runner: parallel.Runner | None = None,
+    config: Config | None = None,
 ) -> Iterator[RecordCheck | ValidRun | RuleFinding]:
     """Yield the check of every record under `paths` that is not valid, in file then line order.
 
@@ -435,14 +496,20 @@ def validate_paths(
     input, files and ranges of large JSONL files are checked by that many processes, or with
     `runner` (a Dask cluster, say) by its workers whatever the size of the input; the results,
     and their order, are the same as with one.
+
+    `config`: the project's configuration, whose include and exclude apply too, and whose rule
+    settings make the selection when `rules` is not given (`Config.selection`).
     """
+    config = config or Config()
+    if rules is None:
+        rules = config.selection()
     version = _forced_version(registry, family, version)
     roots = [os.fspath(p) for p in paths]
     quick = _QuickCheck(registry, family, version, rules)
     always = runner is not None and STDIN not in roots
     jobs = runner.jobs if runner is not None else jobs
     jobs = 1 if STDIN in roots else jobs
-    files, units = parallel.plan(iter_files(roots, include, exclude), jobs, always=always)
+    files, units = parallel.plan(config.files(roots, include, exclude), jobs, always=always)
     if units is None:
         with parallel.frozen():
             for path in files:
@@ -464,13 +531,13 @@ def _gather(
 ) -> Iterator[RecordCheck | ValidRun]:
     """Yield the results of the workers' units in input order, keeping their summaries."""
     offset = 0
-    results = parallel.imap(_check_unit, units, registry, jobs, args, runner=runner)
+    results = parallel.imap(_check_unit, units, registry, jobs, args, runner=runner, lost=_lost)
     for unit, (found, summaries) in results:
         if quick.rules is not None:
             quick.rules.take(summaries)
         for part, checked in zip(unit, found, strict=True):
-            if isinstance(checked, int):
-                yield ValidRun(part.path, checked)
+            if isinstance(checked[0], int):
+                yield ValidRun(part.path, *checked)
                 continue
             checks, lines = checked
             for check in checks:
@@ -478,6 +545,20 @@ def _gather(
                     check = replace(check, line=check.line + offset)
                 yield check
             offset = 0 if part.last else offset + lines
+
+
+def _lost(unit: parallel.Unit, reason: str) -> tuple[list[Checked], Summaries]:
+    """Return what a unit whose worker died reports: each part unreadable, with the reason."""
+    found: list[Checked] = []
+    for part in unit:
+        lines = 0 if part.end is None else count_lines(part.path, part.start, part.end)
+        line = None if part.end is None else 1  # the range's first line, once shifted
+        error = f"not checked: {reason}"
+        checks: list[RecordCheck | ValidRun] = [
+            RecordCheck(part.path, line, "unreadable", error=error)
+        ]
+        found.append((checks, lines))
+    return found, []
 
 
 def _across(findings: list[Located]) -> Iterator[RuleFinding]:

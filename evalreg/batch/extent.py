@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 
-from evalreg.batch.walk import iter_files
+from evalreg.batch.config import Config
 from evalreg.io.readers import STDIN
 
 
@@ -17,13 +17,15 @@ def input_sizes(
     paths: Iterable[str | os.PathLike[str]],
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
+    config: Config | None = None,
 ) -> list[int]:
-    """Return the size in bytes of every file a run over `paths` reads, in reading order.
+    """Return the size in bytes of every file a run over `paths` reads, in reading order
+    (`config`: the project's configuration, whose include and exclude apply too).
 
     A file that cannot be examined (or standard input) counts as empty: reading it reports why.
     """
     sizes = []
-    for path in iter_files(paths, include, exclude):
+    for path in (config or Config()).files(paths, include, exclude):
         try:
             sizes.append(0 if path == STDIN else os.stat(path).st_size)
         except OSError:

@@ -28,7 +28,8 @@ class Row:
     """One line of the inventory: a family at a version, or what is undecided or unreadable."""
 
     state: str
-    """`latest`, `behind` (an older version than the latest), `ambiguous`, `unknown`,
+    """`latest`, `behind` (an older version than the latest), `draft` (a version newer than the
+    latest release, not released itself), `ambiguous`, `unknown`,
     `unknown-version` (a version the family does not know, stated as `version`) or `unreadable`."""
     family: str | None
     version: str | None
@@ -41,7 +42,7 @@ class Row:
     @property
     def below_required(self) -> bool:
         """Return whether the row's records are at a version older than the one required."""
-        if self.state not in ("latest", "behind") or self.required is None:
+        if self.state not in ("latest", "behind", "draft") or self.required is None:
             return False
         assert self.version is not None
         return parse_version(self.version) < parse_version(self.required)
@@ -115,9 +116,15 @@ class Inventory:
                 continue
             assert family is not None and version is not None
             latest = registry.latest(family)
+            if version == latest:
+                state = "latest"
+            elif parse_version(version) > parse_version(latest):
+                state = "draft"  # newer than every release: not behind, not released either
+            else:
+                state = "behind"
             rows.append(
                 Row(
-                    "latest" if version == latest else "behind",
+                    state,
                     family,
                     version,
                     files,
@@ -126,7 +133,14 @@ class Inventory:
                     required.get(family),
                 )
             )
-        order = {"latest": 0, "behind": 0, "unknown-version": 1, "ambiguous": 2, "unknown": 3}
+        order = {
+            "latest": 0,
+            "behind": 0,
+            "draft": 0,
+            "unknown-version": 1,
+            "ambiguous": 2,
+            "unknown": 3,
+        }
         return sorted(rows, key=lambda r: (order.get(r.state, 4), *_version_key(r)))
 
     def behind_files(self, required: Mapping[str, str]) -> Iterator[BehindFile]:

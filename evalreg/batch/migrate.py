@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from evalreg.batch import inplace, parallel
+from evalreg.batch.config import Config
 from evalreg.batch.migrate_file import (
     Abandon,
     FileMigration,
@@ -31,11 +32,12 @@ from evalreg.batch.migrate_file import (
     migrate_items,
     writer_for,
 )
-from evalreg.batch.walk import iter_files
 from evalreg.engine.migrate import MigrationResult
+from evalreg.engine.notes import Note
 from evalreg.engine.registry import Registry
+from evalreg.errors import OutputOverlapError
 from evalreg.io import remote
-from evalreg.io.readers import RangeItems
+from evalreg.io.readers import RangeItems, count_lines
 from evalreg.io.writers import leftovers, sync_folders, sync_written, wait_written
 
 
@@ -54,13 +56,20 @@ def _output_path(path: str, root: str | None, options: MigrateOptions) -> str | 
     return os.path.join(options.out, os.path.relpath(path, root))
 
 
-def _lean(event: RecordMigration | FileMigration) -> RecordMigration | FileMigration:
-    """Return `event` without its record, which need not cross a process boundary."""
+def _lean(
+    event: RecordMigration | FileMigration, grouped: bool = False
+) -> RecordMigration | FileMigration:
+    """Return `event` without its record, which need not cross a process boundary.
+
+    `grouped`: the notes lose the values that differ from record to record too (`Note.lean`),
+    as a summary of the notes by kind and place needs them not.
+    """
     if isinstance(event, FileMigration) or event.result is None:
         return event
     r = event.result  # built directly: `dataclasses.replace` costs several times as much
+    notes = _lean_notes(r.notes) if grouped else r.notes
     result = MigrationResult(
-        r.status, None, r.family, r.source, r.target, r.steps, r.notes, r.error, r.failed_step
+        r.status, None, r.family, r.source, r.target, r.steps, notes, r.error, r.failed_step
     )
     if r.issues:
         result = replace(result, issues=r.issues)
@@ -78,11 +87,18 @@ def _succeeded(event: MigrationEvent) -> bool:
     )
 
 
-def _alike(event: RecordMigration) -> tuple[Any, ...]:
-    """Return what records that succeeded alike share: the file and the result but the record."""
+def _lean_notes(notes: tuple[Note, ...]) -> tuple[Note, ...]:
+    """Return `notes` without the values that differ from record to record (`Note.lean`)."""
+    return tuple(note.lean() for note in notes) if notes else notes
+
+
+def _alike(event: RecordMigration, grouped: bool = False) -> tuple[Any, ...]:
+    """Return what records that succeeded alike share: the file and the result but the record
+    (and, `grouped`, but the values of their notes that differ from record to record)."""
     r = event.result
     assert r is not None
-    return (event.path, r.status, r.family, r.source, r.target, r.steps, r.notes, r.issues)
+    notes = _lean_notes(r.notes) if grouped else r.notes
+    return (event.path, r.status, r.family, r.source, r.target, r.steps, notes, r.issues)
 
 
 def _runs(events: Iterable[MigrationEvent], grouped: bool = False) -> list[MigrationEvent]:
@@ -90,8 +106,9 @@ def _runs(events: Iterable[MigrationEvent], grouped: bool = False) -> list[Migra
 
     Alike: records of one file with equal results (status, versions, steps and notes; see
     `_alike`). Counted are the runs of such records on consecutive lines; with `grouped`, all of
-    them, at the first one's line, in the order of first appearance. Only the events kept are
-    made lean (`_lean`). A worker sends these to the parent, which then handles one event per
+    them, at the first one's line, in the order of first appearance, their notes compared and
+    sent without the values that differ from record to record. Only the events kept are made
+    lean (`_lean`). A worker sends these to the parent, which then handles one event per
     run or group rather than one per record.
     """
     found: list[MigrationEvent] = []
@@ -105,7 +122,7 @@ def _runs(events: Iterable[MigrationEvent], grouped: bool = False) -> list[Migra
             run = -1
             continue
         assert isinstance(event, RecordMigration)
-        key = _alike(event)
+        key = _alike(event, grouped)
         if grouped:
             index = groups.setdefault(key, len(found))
         elif run >= 0 and event.line == next_line and key == run_key:
@@ -115,7 +132,7 @@ def _runs(events: Iterable[MigrationEvent], grouped: bool = False) -> list[Migra
         if index < len(found):
             counts[index] += 1
         else:
-            lean = _lean(event)
+            lean = _lean(event, grouped)
             assert isinstance(lean, RecordMigration)
             found.append(lean)
             heads[index], counts[index], run, run_key = lean, 1, index, key
@@ -245,6 +262,7 @@ def migrate_paths(
     exclude: Sequence[str] = (),
     jobs: int = 1,
     runner: parallel.Runner | None = None,
+    config: Config | None = None,
 ) -> Iterator[RecordMigration | FileMigration | Leftover]:
     """Migrate every file under `paths`; yield each record's outcome and each file's.
 
@@ -258,8 +276,11 @@ def migrate_paths(
     change meanwhile (see `inplace`). In each folder written to, temporary files left by
     processes no longer running are removed, and reported as `Leftover`s (not with `dry_run`).
     Whole files are written by the process that migrates them; the migrated lines of a range of
-    a large JSONL file come back to this process, which writes the file.
+    a large JSONL file come back to this process, which writes the file. `config`: the
+    project's configuration, whose include and exclude apply too.
     """
+    if options.out is not None and not options.dry_run:
+        check_output(paths, options.out)
     outputs: deque[str | None] = deque()  # of the files walked, in order
     found: deque[Leftover] = deque()  # temporary files of dead processes, removed
     scanned: set[str] = set()  # the folders looked at for them
@@ -268,7 +289,7 @@ def migrate_paths(
     def walk() -> Iterator[str]:
         for root in paths:
             base = _base(root)
-            for path in iter_files([root], include, exclude):
+            for path in (config or Config()).files([root], include, exclude):
                 output = _output_path(path, base, options)
                 if output == path and path.lower().endswith(".jsonl"):
                     with contextlib.suppress(OSError):  # as planned, to be locked as it is
@@ -321,7 +342,14 @@ def migrate_paths(
                 targets.append(target)
             yield unit, tuple(targets)
 
-    results = parallel.imap(_migrate_unit, tasks(), registry, jobs, (options,), runner=runner)
+    def lost(task: tuple[parallel.Unit, tuple[str | None, ...]], reason: str) -> list[Ranged]:
+        for output in {o for o in task[1] if o is not None and not remote.is_url(o)}:
+            _clear_leftovers(os.path.dirname(output) or os.curdir)  # what the worker was writing
+        return [_lost_part(part, output, reason) for part, output in zip(*task, strict=True)]
+
+    results = parallel.imap(
+        _migrate_unit, tasks(), registry, jobs, (options,), runner=runner, lost=lost
+    )
     flat = (
         (part, output, found)
         for (unit, targets), ranged in results
@@ -350,12 +378,67 @@ def migrate_paths(
         for held in guards:
             if isinstance(held, inplace.Guard):
                 held.release()
-        if not finished:  # stopped (a signal, Ctrl-C): workers may have been writing
-            for folder in list(scanned):
+        if not finished or runner is not None:  # workers that died or stopped may have left
+            for folder in list(scanned):  # what they were writing: this run removes it
                 _clear_leftovers(folder)
         if not synced:
             folders.add(Path(str(options.out)))  # the workers' outputs are flushed here too
         sync_written(folders, files_synced=synced)
+
+
+def check_output(paths: Sequence[str], out: str) -> None:
+    """Refuse an output folder that is, contains or lies inside an input folder.
+
+    Writing there would replace the files being read, or mix the outputs into the input, so that
+    the next run reads them again (`out/migrated/migrated/...`). A file given as input is refused
+    when its output would be the file itself.
+
+    Raises:
+        OutputOverlapError: `out` overlaps an input.
+    """
+    target = _comparable(out)
+    for root in paths:
+        base = _base(root)
+        if base is None:  # a file: its output is `out/NAME`
+            if _comparable(os.path.join(out, os.path.basename(root.rstrip("/")))) == _comparable(
+                root
+            ):
+                raise OutputOverlapError(out, root, "holds the input file")
+            continue
+        folder = _comparable(base)
+        if target == folder:
+            raise OutputOverlapError(out, base, "is the input folder")
+        if _within(target, folder):
+            raise OutputOverlapError(out, base, "lies inside the input folder")
+        if _within(folder, target):
+            raise OutputOverlapError(out, base, "contains the input folder")
+
+
+def _within(inner: str, outer: str) -> bool:
+    """Return whether `inner` lies below `outer` (both as `_comparable` spells them)."""
+    return inner.startswith(outer if outer.endswith("/") else outer + "/")
+
+
+def _comparable(path: str) -> str:
+    """Return a path (or URL) in one spelling: the real local path, `/` separated, no `/` last."""
+    if remote.is_url(path) and remote.is_local_url(path):
+        path = remote.local_path(path)
+    if remote.is_url(path):
+        return path.rstrip("/")
+    return Path(os.path.realpath(path)).as_posix().rstrip("/") or "/"
+
+
+def _lost_part(part: parallel.Part, output: str | None, reason: str) -> Ranged:
+    """Return what a part whose worker died reports: the file failed, or the range's lines."""
+    if part.whole:
+        message = f"left as it was: {reason} while migrating it"
+        return [FileMigration(part.path, output, "failed", message=message)], 0, None
+    assert part.end is not None
+    lines = count_lines(part.path, part.start, part.end)
+    error = f"{lines:,} lines from here not migrated: {reason}"
+    result = MigrationResult("failed", None, error=error)
+    failed = RecordMigration(part.path, 1, result, count=max(lines, 1))
+    return [failed], lines, None
 
 
 def _base(root: str) -> str | None:

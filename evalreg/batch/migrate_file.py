@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 from evalreg.batch.inplace import FileBusy, FileChanged, Guard, guarded
+from evalreg.engine.changes import Difference, diff
 from evalreg.engine.migrate import MigrationResult, ValidateMode, migrate_record
 from evalreg.engine.registry import Registry
 from evalreg.io import remote
@@ -23,6 +24,8 @@ from evalreg.io.readers import (
     file_kind,
     is_gzip,
     open_binary,
+    out_of_memory,
+    read_document,
     read_items,
     read_items_from_bytes,
     read_whole,
@@ -40,8 +43,8 @@ class RecordMigration:
     result: MigrationResult | None
     error: str | None = None
     """Why the record could not be read (then `result` is None)."""
-    changes: tuple[str, ...] = ()
-    """A short summary of the changes (dry runs only)."""
+    changes: tuple[Difference, ...] = ()
+    """Every difference between the record and its migration (with `MigrateOptions.diff`)."""
     count: int = 1
     """How many records of the file had this same outcome: always one with `jobs` one. Outcomes
     that come back from other processes (`jobs` above one) count the records that succeeded with
@@ -102,43 +105,19 @@ class MigrateOptions:
     overwrite_backup: bool = False
     """Replace an existing backup that differs from the file (else the file is left as it was)."""
     dry_run: bool = False
+    diff: bool = False
+    """Compare each migrated record with its input and report every difference (`changes`)."""
     grouped: bool = False
     """With `jobs` above one, report the records of a part of the work that succeeded alike as
     one outcome, at the first one's line, with their count (`RecordMigration.count`), rather than
     runs of consecutive ones: for callers that only count them and summarise their notes."""
 
 
-def change_summary(before: Any, after: Any, limit: int = 8) -> tuple[str, ...]:
-    """Return a short list of what changed between two records (`added /a/b`, ...)."""
-    from deepdiff import DeepDiff
-
-    try:
-        diff = DeepDiff(before, after, view="tree", ignore_order=False, verbose_level=0)
-    except RecursionError:  # nesting near the limit a record may have: too deep to compare
-        return ("changes nested too deeply to list",)
-    found: list[str] = []
-    labels = {
-        "dictionary_item_added": "added",
-        "dictionary_item_removed": "removed",
-        "iterable_item_added": "added",
-        "iterable_item_removed": "removed",
-        "values_changed": "changed",
-        "type_changes": "changed type of",
-    }
-    for kind, label in labels.items():
-        for node in diff.get(kind, ()):
-            path = node.path(output_format="list")
-            found.append(f"{label} /" + "/".join(str(p) for p in path))
-    found.sort(key=lambda s: s.split(" ", 1)[-1])
-    if len(found) > limit:
-        found = [*found[:limit], f"... and {len(found) - limit} more"]
-    return tuple(found)
-
-
 def _migrate_item(registry: Registry, item: Item, options: MigrateOptions) -> RecordMigration:
     if not item.ok:
         return RecordMigration(item.path, item.line, None, item.error)
-    # The record was parsed for this run alone and nothing changes it: no copy is needed.
+    # The record was parsed for this run alone and nothing changes it: no copy is needed, but
+    # where every change is to be listed the record is compared with its migration afterwards.
     result = migrate_record(
         registry,
         item.record,
@@ -148,12 +127,21 @@ def _migrate_item(registry: Registry, item: Item, options: MigrateOptions) -> Re
         allow_loss=options.allow_loss,
         validate=options.validate,
         filename=item.path,
-        copy_input=False,
+        copy_input=options.diff,
     )
-    changes: tuple[str, ...] = ()
-    if options.dry_run and result.status == "migrated":
-        changes = change_summary(item.record, result.record)
+    changes: tuple[Difference, ...] = ()
+    if options.diff and result.status == "migrated":
+        changes = differences(item.record, result.record)
     return RecordMigration(item.path, item.line, result, changes=changes)
+
+
+def differences(before: Any, after: Any) -> tuple[Difference, ...]:
+    """Return every difference between a record and its migration (`diff`), one when the
+    records nest too deeply to compare."""
+    try:
+        return tuple(diff(before, after))
+    except RecursionError:  # nesting near the limit a record may have: too deep to compare
+        return (Difference("changed", "", before, "(nested too deeply to compare)"),)
 
 
 def _serialise(records: Sequence[Any], kind: str | None, original: bytes) -> bytes:
@@ -265,7 +253,7 @@ def _migrate_document(
     try:
         if path == STDIN or is_gzip(path):
             with open_binary(path) as stream:
-                original = stream.read()
+                original = read_document(stream, path)
         else:
             original = read_whole(path)
     except OSError as err:
@@ -350,6 +338,10 @@ def migrate_file(
     except (OSError, FileBusy, FileChanged) as err:
         # The original is intact (writes are atomic); report the file and go on with the rest.
         yield FileMigration(path, output, "failed", 0, 0, tally.failed, cannot_write(output, err))
+        return
+    except MemoryError:
+        message = f"left as it was: {out_of_memory(path)}"
+        yield FileMigration(path, output, "failed", 0, 0, tally.failed, message)
         return
     yield tally.outcome(path, output, rewrites=output is not None and output != path)
 

@@ -5,7 +5,8 @@ line-aligned byte ranges of large JSONL files. A pool of processes handles the u
 takes the results back in input order, so what it reports is what one process would report. Where
 the platform can fork (and no other thread runs, which forking would not survive), workers inherit
 the parent's registry; elsewhere each worker loads it again from the same directories. Small inputs
-are handled in the calling process: a pool is not worth starting for them.
+are handled in the calling process: a pool is not worth starting for them. A worker that dies
+(`evalreg.batch.pool`) costs the unit it was working on, reported with the reason, not the run.
 """
 
 from __future__ import annotations
@@ -15,12 +16,11 @@ import gc
 import itertools
 import os
 import threading
-from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 from evalreg.batch import signals
-from evalreg.errors import MissingExtraError
+from evalreg.errors import MissingExtraError, WorkerError
 from evalreg.io import remote
 from evalreg.io.readers import file_kind, line_ranges
 
@@ -166,20 +166,25 @@ START_METHOD: str | None = None
 _registry: Registry | None = None
 
 
-def _start_worker(directories: Sequence[str] | None) -> None:
-    """Set up a worker: its signals, and its registry if it was not forked from the parent."""
+def _start_worker(directories: Sequence[str] | None, drafts: bool = False) -> None:
+    """Set up a worker: its signals, its standard output, and its registry if not forked.
+
+    A worker's standard output is its standard error: the parent alone writes the report, and
+    what a step or rule prints must not land in it.
+    """
     global _registry
     if directories is not None:
         signals.prepare_workers()  # started afresh: nothing was loaded
     signals.quiet_worker()
+    with contextlib.suppress(OSError):
+        os.dup2(2, 1)
     if directories is not None:
         from evalreg.engine.registry import load_registry
 
-        _registry = load_registry(directories, builtin=False)
+        _registry = load_registry(directories, builtin=False, drafts=drafts)
 
 
-def _call(task: tuple[Callable[..., R], Any, tuple[Any, ...]]) -> R:
-    function, unit, args = task
+def _apply(unit: Any, function: Callable[..., R], args: tuple[Any, ...]) -> R:
     assert _registry is not None
     return function(_registry, unit, *args)
 
@@ -198,8 +203,10 @@ class Runner(Protocol):
         units: Iterable[U],
         registry: Registry,
         args: tuple[Any, ...],
+        lost: Callable[[U, str], R] | None = None,
     ) -> Generator[tuple[U, R], None, None]:
-        """Yield each unit with `function(registry, unit, *args)`, in the order of `units`."""
+        """Yield each unit with `function(registry, unit, *args)`, in the order of `units`;
+        a unit that cannot be computed gets `lost(unit, reason)`, if given."""
         ...
 
 
@@ -216,17 +223,27 @@ def imap(
     args: tuple[Any, ...] = (),
     *,
     runner: Runner | None = None,
+    lost: Callable[[U, str], R] | None = None,
 ) -> Generator[tuple[U, R], None, None]:
     """Yield each unit with `function(registry, unit, *args)`, computed by `jobs` processes.
 
     Units are taken from `units` as workers are ready for them (at most `WINDOW_PER_JOB` per job
     ahead of the results taken), and come back in their order. `function`, the units and `args`
     must be picklable; the results cross a process boundary. With `runner`, it computes them.
+
+    A worker that dies (killed by a signal, say) is replaced, and the unit it was working on gets
+    `lost(unit, reason)` as its result, the reason being such as `worker process 1234 killed by
+    signal 9 (SIGKILL; out of memory?)`; without `lost`, that is a `WorkerError`.
+
+    Raises:
+        WorkerError: a worker died without `lost`, or workers die as they start.
     """
     if runner is not None:
-        yield from runner.imap(function, units, registry, args)
+        yield from runner.imap(function, units, registry, args, lost)
         return
     import multiprocessing  # only when a pool starts: it costs start-up time
+
+    from evalreg.batch.pool import Pool
 
     global _registry
     method = START_METHOD
@@ -241,28 +258,18 @@ def imap(
         _registry = registry
         gc.freeze()  # workers share the parent's objects: keep the collector from copying them
     else:
-        initargs = (tuple(str(d) for d in registry.directories),)
-    sent: deque[U] = deque()
-    window = threading.Semaphore(WINDOW_PER_JOB * jobs)
-    stopped = threading.Event()
-
-    def tasks() -> Iterator[tuple[Callable[..., R], U, tuple[Any, ...]]]:
-        for unit in units:  # in the pool's thread that hands out the tasks
-            while not window.acquire(timeout=0.1):
-                if stopped.is_set():
-                    return
-            sent.append(unit)
-            yield function, unit, args
-
+        initargs = (tuple(str(d) for d in registry.directories), registry.drafts)
+    pool: Pool[U, R] = Pool(context, jobs, _start_worker, initargs, WINDOW_PER_JOB * jobs)
+    finished = False
     try:
-        with context.Pool(jobs, _start_worker, initargs) as pool:
-            try:
-                for result in pool.imap(_call, tasks()):
-                    window.release()
-                    yield sent.popleft(), result
-            finally:
-                stopped.set()  # before the pool stops: it waits for the thread handing out tasks
+        yield from pool.imap(_apply, iter(units), (function, args), lost or _no_loss)
+        finished = True
     finally:
+        pool.stop(finished=finished)
         _registry = None
         if forked:
             gc.unfreeze()
+
+
+def _no_loss(unit: Any, reason: str) -> Any:
+    raise WorkerError(reason)

@@ -1,14 +1,17 @@
 """The rules of one validate run: which apply to each record, what each file showed them.
 
-A run keeps, per family and version, the rules that apply; per file, whether its file rules
-ran and the collectors of its collection rules; and, for the end of the run, every collector's
-summary in input order. Workers of a parallel run each keep their own and send their summaries
-back to the main process, which finishes the collection rules once every file is read.
+A run keeps, per family and version (and the selection of the file: see `Selection.at`), the
+rules that apply; per file, whether its file rules ran and the collectors of its collection
+rules; and, for the end of the run, every collector's summary in input order. Workers of a
+parallel run each keep their own and send their summaries back to the main process, which
+finishes the collection rules once every file is read, keeping the findings that the selection
+of their file wants.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from evalreg.engine.registry import Registry
@@ -18,12 +21,13 @@ from evalreg.engine.rules import (
     Rule,
     RuleContext,
     RuleSet,
-    Selection,
     check,
     family_rules,
     finish_collection,
     rule_set,
+    run_rule_code,
 )
+from evalreg.engine.selection import Selection
 from evalreg.engine.validators import Issue
 from evalreg.errors import ReadError
 from evalreg.io.readers import read_items
@@ -44,15 +48,33 @@ def read_records(path: str) -> Iterator[tuple[int | None, Any]]:
         yield item.line, item.record
 
 
+@dataclass(frozen=True)
+class _Failed:
+    """In place of a collector's summary: why its code failed (a finding at the end of the run)."""
+
+    message: str
+
+
+class _Dropped:
+    """In place of a collector that could not be made: it takes nothing and sums up nothing."""
+
+    def add(self, record: Any, ctx: RuleContext) -> None:
+        pass
+
+    def summary(self) -> None:
+        return None
+
+
 class _Open:
     """What the rules keep of the file being read: its file rules done, its collectors."""
 
-    __slots__ = ("collectors", "filed", "held")
+    __slots__ = ("collectors", "failed", "filed", "held")
 
     def __init__(self, filed: bool) -> None:
         self.filed: set[tuple[str, str]] | None = None if filed else set()
         """The family and version whose file rules ran (None: leave them to another part)."""
         self.collectors: list[tuple[Rule, Collector]] = []
+        self.failed: Summaries = []
         self.held: dict[tuple[Rule, str, str], tuple[Collector, RuleContext]] = {}
 
 
@@ -62,25 +84,51 @@ class RuleRun:
     def __init__(self, registry: Registry, selection: Selection) -> None:
         self.registry = registry
         self.selection = selection
-        self._sets: dict[tuple[str, str], RuleSet] = {}
+        self._sets: dict[tuple[str, str, tuple[int, ...]], RuleSet] = {}
         self._files: dict[str, _Open] = {}
         self._unfiled: set[str] = set()
+        self._path: str | None = None
+        self._held: tuple[int, ...] = ()
+        """The per-path entries of the selection that hold for the file read last."""
+        self._heres: dict[tuple[int, ...], Selection] = {(): selection.at(None)}
         self.summaries: Summaries = []
 
-    def rules(self, family: str, version: str) -> RuleSet:
-        """Return the rules that apply to a version of a family in this run."""
-        found = self._sets.get((family, version))
-        if found is None:
-            found = self._sets[family, version] = rule_set(
-                self.registry, family, version, self.selection
+    def _held_at(self, path: str | None) -> tuple[int, ...]:
+        if path is not self._path and path != self._path:
+            entries = self.selection.paths
+            self._path = path
+            self._held = tuple(
+                i for i, entry in enumerate(entries) if path is not None and entry.matches(path)
             )
+        return self._held
+
+    def here(self, path: str | None) -> Selection:
+        """Return the selection for one file (see `Selection.at`; one per set of per-path
+        entries that hold)."""
+        held = self._held_at(path) if self.selection.paths else ()
+        found = self._heres.get(held)
+        if found is None:
+            found = self._heres[held] = self.selection.at(path)
+        return found
+
+    def rules(self, family: str, version: str, path: str | None = None) -> RuleSet:
+        """Return the rules that apply to a version of a family in this run (in file `path`)."""
+        held = self._held_at(path) if self.selection.paths else ()
+        found = self._sets.get((family, version, held))
+        if found is None:
+            here = self.here(path)
+            own = rule_set(self.registry, family, version, here)
+            if self.selection.paths:  # collection rules take every file's records
+                every = rule_set(self.registry, family, version, self.selection)
+                own = RuleSet(own.record, own.file, every.collection)
+            found = self._sets[family, version, held] = own
         return found
 
     def issues(
         self, record: Any, path: str, line: int | None, family: str, version: str
     ) -> list[Issue]:
         """Run the record and file rules on one record, and give it to the collectors."""
-        rules = self.rules(family, version)
+        rules = self.rules(family, version, path)
         if not rules:
             return []
         found = check(rules.record, record, family, version, path, line) if rules.record else []
@@ -97,7 +145,13 @@ class RuleRun:
                     state, rule, path, family, version
                 )
             held[1].line = line
-            held[0].add(record, held[1])
+            _, failure = run_rule_code(held[0].add, record, held[1])
+            if failure is not None:
+                found.append(rule.issue("", failure))
+        if found:
+            here = self.here(path)
+            if here.restyles:
+                found = [judged for issue in found if (judged := here.judge(issue)) is not None]
         return found
 
     @staticmethod
@@ -107,8 +161,12 @@ class RuleRun:
         assert rule.collector is not None
         collector = next((c for r, c in state.collectors if r is rule), None)
         if collector is None:
-            collector = rule.collector(path)
+            collector, failure = run_rule_code(rule.collector, path)
+            if failure is not None:
+                collector = _Dropped()
             state.collectors.append((rule, collector))
+            if failure is not None:
+                state.failed.append(((rule.family, rule.id), path, _Failed(failure)))
         return collector, RuleContext(rule, family, version, path, None)
 
     def skip_file_rules(self, path: str) -> None:
@@ -121,9 +179,11 @@ class RuleRun:
         state = self._files.pop(path, None)
         if state is None:
             return []
-        closed: Summaries = []
+        closed: Summaries = list(state.failed)
         for rule, collector in state.collectors:
-            summary = collector.summary()
+            summary, failure = run_rule_code(collector.summary)
+            if failure is not None:
+                summary = _Failed(failure)
             if summary is not None:
                 closed.append(((rule.family, rule.id), path, summary))
         self.summaries += closed
@@ -141,5 +201,12 @@ class RuleRun:
         found: list[Located] = []
         for (family, rule_id), summaries in by_rule.items():
             (rule,) = (r for r in family_rules(self.registry, family) if r.id == rule_id)
-            found += finish_collection(rule, summaries, read_records)
+            failed = [(p, s) for p, s in summaries if isinstance(s, _Failed)]
+            if failed:
+                summaries = [(p, s) for p, s in summaries if not isinstance(s, _Failed)]
+            located = [Located(p, None, rule.issue("", s.message)) for p, s in failed]
+            for one in [*located, *finish_collection(rule, summaries, read_records)]:
+                judged = self.here(one.path).judge(one.issue)
+                if judged is not None:
+                    found.append(Located(one.path, one.line, judged))
         return found

@@ -30,9 +30,15 @@ EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 class Context:
     """What every command shares: the registry directories asked for, and the loaded registry."""
 
-    def __init__(self, registry_dirs: tuple[str, ...]) -> None:
+    def __init__(self, registry_dirs: tuple[str, ...], drafts: bool = False) -> None:
         self.registry_dirs = registry_dirs
+        self.drafts = drafts
         self._registry: Registry | None = None
+
+    @property
+    def target_directory(self) -> str | None:
+        """Return the registry directory to write into: the one --registry gave, if one."""
+        return self.registry_dirs[0] if len(self.registry_dirs) == 1 else None
 
     @property
     def registry(self) -> Registry:
@@ -40,8 +46,16 @@ class Context:
         if self._registry is None:
             from evalreg.engine.registry import load_registry
 
-            self._registry = load_registry(self.registry_dirs)
+            self._registry = load_registry(self.registry_dirs, drafts=self.drafts)
         return self._registry
+
+
+class OutputLost(Exception):
+    """Standard output cannot be written (closed, or on a full disk): the report is lost."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
@@ -111,6 +125,9 @@ COMMANDS = {
     "detect": "evalreg.cli.detection",
     "status": "evalreg.cli.detection",
     "migrate": "evalreg.cli.migrating",
+    "export": "evalreg.cli.exporting",
+    "sync": "evalreg.cli.upstream",
+    "steps": "evalreg.cli.upstream",
     "check": "evalreg.cli.publishing",
     "init": "evalreg.cli.publishing",
     "new-version": "evalreg.cli.publishing",
@@ -153,14 +170,35 @@ class LazyGroup(click.Group):
     help="Add a registry directory (registry/, schemas/, migrations/); repeatable. "
     "EVALREG_PATH adds more, separated by the OS path separator.",
 )
+@click.option(
+    "--drafts",
+    is_flag=True,
+    help="Count draft versions (not recorded in registry.lock) as `latest`, in every command.",
+)
+@click.option(
+    "--allow-redirect",
+    "redirects",
+    multiple=True,
+    metavar="ORIGIN",
+    help="Let redirects of http(s):// URLs lead to ORIGIN (https://HOST[:PORT]), beyond the "
+    "origin of the URL given; `*` for any; repeatable. EVALREG_ALLOW_REDIRECTS adds more.",
+)
 @click.pass_context
-def cli(ctx: click.Context, registry_dirs: tuple[str, ...]) -> None:
+def cli(
+    ctx: click.Context, registry_dirs: tuple[str, ...], drafts: bool, redirects: tuple[str, ...]
+) -> None:
     """Detect, validate, migrate, diff and publish versioned LLM-evaluation data.
 
     Families and versions come from the built-in registry directory, the directories in
-    EVALREG_PATH, and --registry.
+    EVALREG_PATH, and --registry. `latest` means the newest released version (recorded in
+    registry.lock) unless --drafts is given.
     """
-    ctx.obj = Context(registry_dirs)
+    ctx.obj = Context(registry_dirs, drafts)
+    if redirects:  # in the environment, so that worker processes see them too
+        from evalreg.io.http import ALLOW_REDIRECTS
+
+        given = os.environ.get(ALLOW_REDIRECTS, "")
+        os.environ[ALLOW_REDIRECTS] = " ".join([given, *redirects]).strip()
 
 
 # -- entry point -------------------------------------------------------------------------------
@@ -174,9 +212,22 @@ def main(argv: list[str] | None = None) -> None:
     """
     from evalreg.batch.signals import Terminated, stop_on_signals
 
+    if sys.stdout is None:  # started with `>&-`: the next file opened would take its place
+        _quiet_stdout()
+        fail("standard output is closed: the report would be lost; nothing was done")
+    stdout = sys.stdout
+    redirects = os.environ.get("EVALREG_ALLOW_REDIRECTS")
     try:
         with stop_on_signals():
-            cli.main(args=argv, prog_name="evalreg", standalone_mode=False)
+            sys.stdout = _Stdout(stdout)
+            try:
+                cli.main(args=argv, prog_name="evalreg", standalone_mode=False)
+            finally:
+                sys.stdout = stdout
+                if redirects is None:  # as it was, for a next call in this process
+                    os.environ.pop("EVALREG_ALLOW_REDIRECTS", None)
+                else:
+                    os.environ["EVALREG_ALLOW_REDIRECTS"] = redirects
     except Terminated as err:
         with contextlib.suppress(OSError):  # after SIGHUP, the terminal may be gone
             emit(
@@ -195,7 +246,9 @@ def main(argv: list[str] | None = None) -> None:
     except click.ClickException as err:
         fail(usage_line(err, sys.argv[1:] if argv is None else argv))
     except EvalregError as err:
-        fail(str(err))
+        fail(str(err), getattr(err, "exit_code", EXIT_USAGE))
+    except OutputLost as err:
+        _lost(err.reason)
     except BrokenPipeError:
         _quiet_stdout()
         sys.exit(EXIT_OK)
@@ -226,14 +279,75 @@ def usage_line(err: click.ClickException, argv: list[str]) -> str:
 
 
 def _flush() -> None:
-    """Flush standard output; a reader that went away (`| head`) is no error."""
+    """Flush standard output; a reader that went away (`| head`) is no error.
+
+    Raises:
+        OutputLost: standard output cannot be written (a full disk, say).
+    """
+    if sys.stdout is None:
+        return
     try:
         sys.stdout.flush()
     except BrokenPipeError:
         _quiet_stdout()
+    except (OSError, ValueError) as err:
+        raise OutputLost(_reason(err)) from None
+
+
+class _Stdout:
+    """Standard output, whose failures (a full disk; but a reader gone, `| head`) end the run.
+
+    Every writer goes through it (`emit`, click's help, rich's tables), so that a write that
+    fails is `OutputLost`, one line on standard error, rather than an internal error.
+    """
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return int(self._stream.write(text))
+        except BrokenPipeError:
+            raise
+        except (OSError, ValueError) as err:
+            raise OutputLost(_reason(err)) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except (OSError, ValueError) as err:
+            raise OutputLost(_reason(err)) from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _reason(err: BaseException) -> str:
+    if isinstance(err, OSError) and err.strerror:
+        return err.strerror
+    return "it is closed" if not isinstance(err, OSError) else str(err) or type(err).__name__
+
+
+def _lost(reason: str) -> NoReturn:
+    """Say on standard error that the report could not be written, and exit with code 2."""
+    _quiet_stdout()
+    emit(
+        f"evalreg: error: cannot write to standard output ({reason}): the run stopped there; "
+        "files written before it are complete",
+        err=True,
+    )
+    sys.exit(EXIT_USAGE)
 
 
 def _quiet_stdout() -> None:
-    """Point standard output at the null device, so that exiting flushes nowhere."""
+    """Point standard output at the null device, so that exiting flushes nowhere.
+
+    With standard output closed (`>&-`), the null device takes its descriptor, so that no file
+    opened later does.
+    """
     devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
+    if devnull != 1:
+        os.dup2(devnull, 1)
+        os.close(devnull)

@@ -7,6 +7,7 @@ and for hooks that refuse files behind.
 
 from __future__ import annotations
 
+import shlex
 import sys
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -24,11 +25,11 @@ from evalreg.cli.app import (
     pass_context,
     shown_path,
 )
-from evalreg.cli.options import path_options
+from evalreg.cli.options import path_options, project_config
 from evalreg.cli.progress import progress_for, progress_option
 
 if TYPE_CHECKING:
-    from evalreg.batch.inventory import Inventory, Row
+    from evalreg.batch.inventory import BehindFile, Inventory, Row
 
 
 def _where(path: str, line: int | None) -> str:
@@ -95,10 +96,18 @@ def detect_command(
     Consecutive JSONL lines with the same detection are shown as one range. Exit code 1 when a
     record is unreadable or its family or version cannot be decided.
     """
-    from evalreg.batch.check import Summary, check_paths
+    from evalreg.batch.check import check_paths
+    from evalreg.batch.summary import Summary
 
     summary = Summary()
-    checks = check_paths(context.registry, paths, include=include, exclude=exclude, validate=False)
+    checks = check_paths(
+        context.registry,
+        paths,
+        include=include,
+        exclude=exclude,
+        validate=False,
+        config=project_config(),
+    )
     shown = progress_for("detect", paths, include, exclude, progress)
 
     def counted() -> Iterator[Any]:
@@ -142,6 +151,8 @@ _STATES = {
 def _state(row: Row) -> str:
     if row.state == "latest":
         return "latest"
+    if row.state == "draft":
+        return f"draft (newer than the latest release {row.latest})"
     if row.state == "behind":
         required = f"behind required {row.required}, " if row.below_required else ""
         return f"{required}behind latest {row.latest}"
@@ -226,7 +237,9 @@ def status_command(
 
     registry = context.registry
     wanted = requirements(registry, required, latest=require_latest)
-    checks = check_paths(registry, paths, include=include, exclude=exclude, validate=False)
+    checks = check_paths(
+        registry, paths, include=include, exclude=exclude, validate=False, config=project_config()
+    )
     shown = progress_for("status", paths, include, exclude, progress)
     inventory = take_inventory(shown.wrap(checks, lambda check: (check.path, 1)))
     rows = inventory.rows(registry, wanted)
@@ -238,6 +251,7 @@ def status_command(
         }
         if wanted:
             document["required"] = dict(sorted(wanted.items()))
+            document["fix"] = _fixes(registry, context, behind)
             document["behind_required"] = [
                 {
                     "path": b.path,
@@ -256,8 +270,47 @@ def status_command(
             emit(
                 f"{_where(b.path, None)}: {b.family}@{b.version} ({records}), required {b.required}"
             )
+        fixes = _fixes(registry, context, behind)
+        if fixes:
+            emit("to bring them to the required versions, run:" if len(fixes) > 1 else "to fix:")
+            for command in fixes:
+                emit(f"  {command}")
         _print_summary(inventory, rows, len(behind) if wanted else None)
     sys.exit(EXIT_PROBLEMS if behind else EXIT_OK)
+
+
+def _fixes(registry: Any, context: Context, behind: list[BehindFile]) -> list[str]:
+    """Return the `evalreg migrate` commands that bring the files behind to their versions.
+
+    One command per required version, naming its files. A file whose records of several
+    families are each required at their latest version is migrated `--to latest`.
+    """
+    wanted: dict[str, set[str]] = {}
+    latest: dict[str, bool] = {}
+    for b in behind:
+        wanted.setdefault(b.path, set()).add(b.required)
+        at_latest = b.required == registry.latest(b.family)
+        latest[b.path] = latest.get(b.path, True) and at_latest
+    groups: dict[str, list[str]] = {}
+    for path, versions in wanted.items():
+        if len(versions) > 1 and latest[path]:
+            versions = {"latest"}
+        for version in sorted(versions):
+            groups.setdefault(version, []).append(path)
+    words = ["evalreg", *_run_options(context)]
+    return [
+        shlex.join([*words, "migrate", "--in-place", "--to", version, *map(shown_path, paths)])
+        for version, paths in groups.items()
+    ]
+
+
+def _run_options(context: Context) -> list[str]:
+    """Return the options of this run that a command to fix it needs too (registries, config)."""
+    words = [w for d in context.registry_dirs for w in ("--registry", d)]
+    given = click.get_current_context().meta.get("evalreg.config", {})
+    if given.get("config_file"):
+        return [*words, "--config", given["config_file"]]
+    return words
 
 
 def _summary(inventory: Inventory, rows: list[Row]) -> dict[str, int]:

@@ -4,32 +4,20 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Iterator
-from typing import Any
 
 import click
 
-from evalreg.cli.app import (
-    EXIT_OK,
-    EXIT_PROBLEMS,
-    Context,
-    cli,
-    emit,
-    emit_json,
-    fail,
-    pass_context,
-    shown_path,
-)
+from evalreg.cli.app import EXIT_OK, EXIT_PROBLEMS, Context, cli, fail, pass_context
+from evalreg.cli.migrate_report import MigrationReport
 from evalreg.cli.options import (
     jobs_count,
     jobs_option,
-    located,
     path_options,
+    project_config,
     runner_for,
     scheduler_option,
 )
 from evalreg.cli.progress import progress_for, progress_option
-from evalreg.errors import EvalregError
 
 
 @cli.command("migrate")
@@ -57,7 +45,18 @@ from evalreg.errors import EvalregError
 @click.option(
     "--dry-run",
     is_flag=True,
-    help="Print the plan and a summary of each record's changes; write nothing.",
+    help="Print the plan and what a run would report of each file; write nothing.",
+)
+@click.option(
+    "--diff",
+    is_flag=True,
+    help="Also print every difference between each migrated record and its input.",
+)
+@click.option(
+    "--verbose",
+    "-v",
+    is_flag=True,
+    help="List every note of every record at its line, rather than each distinct note once.",
 )
 @click.option(
     "--set",
@@ -98,6 +97,8 @@ def migrate_command(
     backup: str | None,
     overwrite_backup: bool,
     dry_run: bool,
+    diff: bool,
+    verbose: bool,
     settings: tuple[str, ...],
     validate_mode: str,
     allow_loss: bool,
@@ -109,8 +110,10 @@ def migrate_command(
     """Migrate records to another version along the chain of migration steps.
 
     Files are written only when every record in them migrated (or was already current); a file
-    already at the target is left untouched. Exit code 0 when every record migrated or was
-    current and every file was written, 1 when some failed, 2 for usage errors.
+    already at the target is left untouched. Every change a step makes is reported: values
+    added (defaults, placeholders, --set values), moved, renamed, converted, dropped and lost.
+    Exit code 0 when every record migrated or was current and every file was written, 1 when
+    some failed, 2 for usage errors.
     """
     from evalreg.batch.migrate import migrate_paths
     from evalreg.batch.migrate_file import FileMigration, Leftover, MigrateOptions, RecordMigration
@@ -126,6 +129,11 @@ def migrate_command(
         fail("--overwrite-backup goes with --backup")
     if "-" in paths:
         fail("migrate reads files, not standard input; use evalreg.load() for streams")
+    if out is not None and out.lower().startswith("memory://"):
+        fail(
+            "--out memory:// keeps files in this process's memory, gone when the command ends; "
+            "give a folder or a store URL (memory:// is for the Python API)"
+        )
     if in_place and any("://" in p for p in paths):
         fail("--in-place rewrites local files only; write URLs elsewhere with --out DIR|URL")
     registry = context.registry
@@ -146,11 +154,11 @@ def migrate_command(
         backup=backup,
         overwrite_backup=overwrite_backup,
         dry_run=dry_run,
-        grouped=fmt == "text",  # text output counts a file's notes; JSON has a row per record
+        diff=diff,
+        # Text output counts a file's notes (unless it lists them all); JSON has a row per record.
+        grouped=fmt == "text" and not verbose,
     )
-    totals = {"written": 0, "unchanged": 0, "failed": 0, "planned": 0}
-    records = {"migrated": 0, "current": 0, "failed": 0}
-    planned: set[tuple[str, str, str]] = set()
+    report = MigrationReport(fmt, dry_run=dry_run, verbose=verbose, diff=diff, registry=registry)
     events = migrate_paths(
         registry,
         paths,
@@ -159,164 +167,18 @@ def migrate_command(
         exclude=exclude,
         jobs=jobs_count(jobs),
         runner=runner_for(scheduler, jobs),
+        config=project_config(),
     )
-    notes = _NoteGroups()
     shown = progress_for("migrate", paths, include, exclude, progress)
     counted = shown.wrap(
         events, lambda e: (e.path, e.count) if isinstance(e, RecordMigration) else None
     )
     for event in counted:
         if isinstance(event, Leftover):
-            _print_leftover(event, fmt)
-            continue
-        if isinstance(event, FileMigration):
-            if fmt == "text" and event.status in ("written", "planned"):
-                for line in notes.lines():
-                    emit(line)
-            notes.clear()
-            totals[event.status] += 1
-            records["migrated"] += event.migrated
-            records["current"] += event.current
-            records["failed"] += event.failed
-            if fmt == "json":
-                emit_json(
-                    {
-                        "file": event.path,
-                        "output": event.output,
-                        "status": event.status,
-                        "migrated": event.migrated,
-                        "current": event.current,
-                        "failed": event.failed,
-                        "message": event.message,
-                    }
-                )
-            elif event.status in ("written", "failed"):
-                note = f" ({event.message})" if event.message else ""
-                emit(
-                    f"{shown_path(event.path)}: {event.status}: {event.migrated} migrated, "
-                    f"{event.current} current, {event.failed} failed{note}"
-                )
-            continue
-        _print_record(event, fmt, dry_run, planned, registry, notes)
-    files = f"{sum(totals.values())} files: "
-    if dry_run:
-        files += f"{totals['planned']} planned, {totals['failed']} with failures"
-    else:
-        files += (
-            f"{totals['written']} written, {totals['unchanged']} unchanged, "
-            f"{totals['failed']} failed"
-        )
-    summary = (
-        f"{files}; records: {records['migrated']} migrated, {records['current']} current, "
-        f"{records['failed']} failed"
-    )
-    if fmt == "json":
-        emit_json({"summary": {"files": totals, "records": records}})
-    else:
-        emit(summary + (" (dry run: nothing written)" if dry_run else ""), err=True)
-    sys.exit(EXIT_PROBLEMS if records["failed"] or totals["failed"] else EXIT_OK)
-
-
-def _print_leftover(event: Any, fmt: str) -> None:
-    """Print a temporary file of a dead process, removed (or that could not be)."""
-    if fmt == "json":
-        row = {"leftover": event.path, "pid": event.pid, "bytes": event.size}
-        emit_json(row | {"removed": event.error is None, "error": event.error})
-        return
-    what = (
-        f"temporary file of process {event.pid}, which is no longer running ({event.size:,} bytes)"
-    )
-    if event.error is None:
-        emit(f"{event.path}: removed the {what}", err=True)
-    else:
-        emit(f"{event.path}: cannot remove the {what}: {event.error}; remove it by hand", err=True)
-
-
-class _NoteGroups:
-    """The notes of one file's records: each distinct note once, with how many records gave it.
-
-    A JSONL file of a million lines that all moved the same field says so in one line.
-    """
-
-    def __init__(self) -> None:
-        self.groups: dict[tuple[str, str, str, str], tuple[int | None, int]] = {}
-
-    def add(self, path: str, line: int | None, notes: Iterable[Any], records: int = 1) -> None:
-        """Count the notes of the record at `path`, `line` (and of the `records` - 1 after it)."""
-        for note in notes:
-            key = (path, note.kind, note.pointer or "/", note.detail)
-            first, count = self.groups.get(key, (line, 0))
-            self.groups[key] = (first, count + records)
-
-    def lines(self) -> Iterator[str]:
-        """Yield one line per distinct note, in the order they first came."""
-        for (path, kind, pointer, detail), (first, count) in self.groups.items():
-            if count == 1:
-                yield f"{located(path, first)}: {kind} {pointer}: {detail}"
-                continue
-            where = "" if first is None else f", first at line {first}"
-            yield f"{located(path, None)}: {kind} {pointer}: {detail} ({count:,} records{where})"
-
-    def clear(self) -> None:
-        """Forget the notes counted so far (a file is done)."""
-        self.groups.clear()
-
-
-def _print_record(
-    event: Any,
-    fmt: str,
-    dry_run: bool,
-    planned: set[tuple[str, str, str]],
-    registry: Any,
-    notes: _NoteGroups,
-) -> None:
-    result = event.result
-    if fmt == "json":
-        lines = [event.line] if event.line is None else range(event.line, event.line + event.count)
-        for line in lines:
-            _print_json_row(event, line, dry_run)
-        return
-    where = located(event.path, event.line)
-    if result is None:
-        emit(f"{where}: unreadable: {event.error}")
-        return
-    if dry_run and result.family and result.source and result.target:
-        key = (result.family, result.source, result.target)
-        if key not in planned and result.source != result.target:
-            planned.add(key)
-            try:
-                chain = registry.plan(*key)
-                emit(f"plan {result.family}: " + ", ".join(s.name for s in chain))
-            except EvalregError as err:
-                emit(f"plan {result.family}: {err}")
-    if result.status == "failed":
-        step = f" at step {result.failed_step}" if result.failed_step else ""
-        emit(f"{where}: failed{step}: {result.error}")
-        return
-    notes.add(event.path, event.line, result.notes, event.count)
-    if dry_run and result.status == "migrated":
-        emit(f"{where}: {result.source} -> {result.target}: " + "; ".join(event.changes))
-
-
-def _print_json_row(event: Any, line: int | None, dry_run: bool) -> None:
-    """Print the JSON row of one record."""
-    result = event.result
-    row: dict[str, Any] = {"path": event.path, "line": line, "status": event.status}
-    if result is not None:
-        row |= {
-            "family": result.family,
-            "from": result.source,
-            "to": result.target,
-            "steps": list(result.steps),
-            "notes": [
-                {"kind": n.kind, "pointer": n.pointer, "detail": n.detail, "step": n.step}
-                for n in result.notes
-            ],
-            "error": result.error,
-            "failed_step": result.failed_step,
-        }
-    else:
-        row["error"] = event.error
-    if dry_run:
-        row["changes"] = list(event.changes)
-    emit_json(row)
+            report.leftover(event)
+        elif isinstance(event, FileMigration):
+            report.file(event)
+        else:
+            report.record(event)
+    report.summary()
+    sys.exit(EXIT_PROBLEMS if report.failed else EXIT_OK)

@@ -5,8 +5,11 @@ or from the start with `--progress`; never with `--no-progress`, in pipes or in 
 main process counts what the run reports and redraws the display itself, at most a few times
 a second (no thread); a run that shows no progress pays nothing for it.
 
-While the display shows, what the run prints to the terminal is held and written above the
-display at each redraw, as plain text, so that lines and display do not run into each other.
+While the display shows, what the run prints to the display's terminal (standard error, and
+standard output when it is the same terminal) goes through the display's rich console, which
+prints it above the display: kept until the next redraw and printed in one go, since rich
+redraws its display after every print (rich's own `redirect_stdout` prints each line at once,
+which costs a redraw per line, and sends standard output to the console whatever it is).
 """
 
 from __future__ import annotations
@@ -22,8 +25,10 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 import click
 
 if TYPE_CHECKING:
+    from rich.console import Console, ConsoleOptions
     from rich.progress import Progress as RichProgress
     from rich.progress import Task
+    from rich.segment import Segment
 
 T = TypeVar("T")
 
@@ -33,7 +38,6 @@ INTERVAL = 0.2
 """Seconds between two redraws of the display."""
 CHECK_EVERY = 10_000
 """Records counted between two looks at the clock within one file."""
-_CLEAR_LINE = "\r\x1b[2K"
 
 progress_option = click.option(
     "--progress/--no-progress",
@@ -60,15 +64,24 @@ def _isatty(stream: Any) -> bool:
         return False
 
 
-class _Held:
-    """A stand-in for standard output or error while the display shows: text kept in order."""
+def _same_terminal(one: Any, other: Any) -> bool:
+    """Return whether two streams write to one terminal (so that one can print for the other)."""
+    try:
+        first, second = os.fstat(one.fileno()), os.fstat(other.fileno())
+    except (AttributeError, ValueError, OSError):
+        return False
+    return _isatty(one) and (first.st_dev, first.st_ino) == (second.st_dev, second.st_ino)
 
-    def __init__(self, real: IO[str], queue: list[tuple[IO[str], str]]) -> None:
+
+class _Held:
+    """A stand-in for a stream while the display shows: its text kept, in order with the other's."""
+
+    def __init__(self, real: IO[str], queue: list[str]) -> None:
         self.real = real
         self.queue = queue
 
     def write(self, text: str) -> int:
-        self.queue.append((self.real, text))
+        self.queue.append(text)
         return len(text)
 
     def flush(self) -> None:
@@ -82,6 +95,22 @@ class _Held:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.real, name)
+
+
+class _Printed:
+    """What the run printed, for the display's console to print above it as it is.
+
+    One segment of text, which the console neither wraps, crops nor styles: it costs nothing per
+    line (`Console.out` makes rich text of every line, which a run printing thousands feels).
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Segment]:
+        from rich.segment import Segment
+
+        yield Segment(self.text)
 
 
 class Progress:
@@ -106,7 +135,7 @@ class Progress:
         self._last = 0.0
         self._display: RichProgress | None = None
         self._task: Any = None
-        self._queue: list[tuple[IO[str], str]] = []
+        self._queue: list[str] = []
         self._streams: tuple[Any, Any] | None = None
 
     def wrap(self, items: Iterable[T], count: Callable[[T], tuple[str, int] | None]) -> Iterable[T]:
@@ -159,7 +188,7 @@ class Progress:
         from rich.table import Column
 
         self._done_bytes = [0, *accumulate(self._sizes())]
-        console = Console(file=sys.stderr, force_terminal=True)
+        console = Console(file=sys.stderr, force_terminal=True, highlight=False)
 
         def text(template: str) -> TextColumn:
             return TextColumn(template, table_column=Column(no_wrap=True, overflow="ellipsis"))
@@ -189,29 +218,24 @@ class Progress:
     def _hold(self) -> None:
         """Keep what the run prints to the display's terminal until the next redraw."""
         self._streams = (sys.stdout, sys.stderr)
-        if _isatty(sys.stdout):
+        if _same_terminal(sys.stdout, sys.stderr):
             sys.stdout = _Held(sys.stdout, self._queue)
         sys.stderr = _Held(sys.stderr, self._queue)
 
-    def _release(self) -> None:
-        """Write what was held above the display (which the next redraw puts back)."""
-        if not self._queue or self._streams is None:
-            return
-        error = self._streams[1]
-        error.write(_CLEAR_LINE)
-        error.flush()
-        start = 0
-        for index, (stream, _) in enumerate(self._queue, 1):
-            if index == len(self._queue) or self._queue[index][0] is not stream:
-                stream.write("".join(text for _, text in self._queue[start:index]))
-                stream.flush()
-                start = index
-        self._queue.clear()
+    def _release(self, *, final: bool = False) -> None:
+        """Print the lines held through the display's console, which prints them above it."""
+        assert self._display is not None
+        held = "".join(self._queue)
+        # A line being written waits for its end, unless the display goes away.
+        cut = len(held) if final else held.rfind("\n") + 1
+        self._queue[:] = [held[cut:]] if held[cut:] else []
+        if cut:
+            self._display.console.print(_Printed(held[:cut]), end="", crop=False, soft_wrap=True)
 
     def _redraw(self, now: float, *, final: bool = False) -> None:
         assert self._display is not None
         self._last = now
-        self._release()
+        self._release(final=final)
         # The file being read is not done until the next one starts, or the run ends.
         finished = min(max(self.files - (not final), 0), len(self._done_bytes) - 1)
         fields: dict[str, Any] = self._fields(now)
@@ -253,5 +277,7 @@ def progress_for(
 ) -> Progress:
     """Return the progress of a run over `paths` (the walk for its extent happens on showing)."""
     from evalreg.batch.extent import input_sizes
+    from evalreg.cli.options import project_config
 
-    return Progress(label, lambda: input_sizes(paths, include, exclude), forced=forced)
+    config = project_config()
+    return Progress(label, lambda: input_sizes(paths, include, exclude, config), forced=forced)

@@ -133,18 +133,21 @@ def init_command(directory: Path, family: str) -> None:
 def new_version_command(context: Context, family: str, version: str) -> None:
     """Start VERSION of FAMILY: copy the latest schema, and add an empty step to fill in.
 
-    The new schema is a draft until `evalreg release FAMILY VERSION` records its digest.
+    The files go into the registry directory given with --registry (or the only one loaded
+    besides the built-in one), never into the directory installed with evalreg. The new
+    schema is a draft until `evalreg release FAMILY VERSION` records its digest.
     """
-    from evalreg.registry.lock import new_version
+    from evalreg.registry.drafting import new_version
 
-    created = new_version(context.registry, family, version)
+    created = new_version(context.registry, family, version, context.target_directory)
     emit(f"created {created.schema_path} (a copy of {family} {created.source})")
     for edit in created.edits:
         emit(f"  changed {edit}")
     emit(f"created {created.step_path} (upgrade() to fill in)")
+    where = f"--registry {context.target_directory} " if context.target_directory else ""
     emit(
-        f"next: edit the schema and the step, run `evalreg check --family {family}`, then "
-        f"`evalreg release {family} {created.version}`"
+        f"next: edit the schema and the step, run `evalreg {where}check --family {family}`, "
+        f"then `evalreg {where}release {family} {created.version}`"
     )
 
 

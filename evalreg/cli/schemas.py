@@ -30,7 +30,8 @@ def list_command(context: Context, fmt: str) -> None:
             {
                 "family": family,
                 "versions": list(versions),
-                "latest": versions[-1] if versions else None,
+                "drafts": [v for v in versions if registry.is_draft(family, v)],
+                "latest": registry.latest(family) if versions else None,
                 "title": manifest.title,
                 "description": manifest.description,
                 "kind": manifest.kind,
@@ -46,7 +47,9 @@ def list_command(context: Context, fmt: str) -> None:
     for column in ("family", "versions", "latest", "title"):
         table.add_column(column, no_wrap=column != "title")
     for row in rows:
-        versions_text = ", ".join(row["versions"]) or "-"
+        drafts = set(row["drafts"])
+        shown = [f"{v} (draft)" if v in drafts else v for v in row["versions"]]
+        versions_text = ", ".join(shown) or "-"
         table.add_row(row["family"], versions_text, row["latest"] or "-", row["title"])
     Console(soft_wrap=True, width=max(120, _terminal_width())).print(table)
 
@@ -62,9 +65,16 @@ def _terminal_width() -> int:
 @click.argument("target", metavar="FAMILY[@VERSION]")
 @pass_context
 def show_command(context: Context, target: str) -> None:
-    """Print a family's schema as JSON (the latest version unless @VERSION is given)."""
+    """Print a family's schema as JSON (the latest version unless @VERSION is given).
+
+    A draft version (not recorded in registry.lock) is marked on standard error.
+    """
     family, _, version = target.partition("@")
-    schema = context.registry.schema(family, version or None)
+    registry = context.registry
+    resolved = registry.resolve_version(family, version or None)
+    schema = registry.schema(family, resolved)
+    if registry.is_draft(family, resolved):
+        emit(f"evalreg: {family} {resolved} is a draft (not released in registry.lock)", err=True)
     emit(json.dumps(schema, indent=2, ensure_ascii=False))
 
 
@@ -181,13 +191,20 @@ def diff_command(
 )
 @pass_context
 def changelog_command(context: Context, family: str, fmt: str, policy: str) -> None:
-    """Write a family's whole schema history, newest version first, for release notes."""
+    """Write a family's whole schema history, newest version first, for release notes.
+
+    Each version starts with the plain-language account of its migration step (the step's
+    own description), above the classified diff.
+    """
     from evalreg.diff import changelog_markdown
+    from evalreg.publish.upstream.describe import step_accounts
     from evalreg.registry.lock import amendment_notes
 
-    diffs = context.registry.history(family, policy=policy)
+    registry = context.registry
+    diffs = registry.history(family, policy=policy)
+    accounts = step_accounts(registry, family, registry.versions(family), f"{family}@")
     if fmt == "json":
-        rows = [d.to_json() for d in reversed(diffs)]
+        rows = [d.to_json() | {"step": accounts.get(d.new_label)} for d in reversed(diffs)]
         emit(
             json.dumps(
                 {"family": family, "versions": rows}, indent=2, ensure_ascii=False, default=str
@@ -195,4 +212,4 @@ def changelog_command(context: Context, family: str, fmt: str, policy: str) -> N
         )
     else:
         notes = amendment_notes(context.registry, family, prefix=f"{family}@")
-        emit(changelog_markdown(family, diffs, notes))
+        emit(changelog_markdown(family, diffs, notes, accounts))

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import click
@@ -24,6 +25,7 @@ from evalreg.cli.options import (
     jobs_option,
     located,
     path_options,
+    project_config,
     runner_for,
     scheduler_option,
 )
@@ -42,9 +44,68 @@ def _report_text(check: Any, quiet: bool) -> Iterator[str]:
     if check.status == "unreadable":
         yield f"{where}: {check.error}"
     for issue in check.issues:
-        warning = "warning: " if issue.severity == "warning" else ""
-        rule = f" [{issue.rule}]" if issue.rule else ""
-        yield f"{where}: {warning}{issue.pointer or '/'}: {issue.message}{rule}"
+        yield _text_line(where, issue, issue.pointer or "/")
+
+
+def _text_line(where: str, issue: Any, pointer: str, more: str = "") -> str:
+    warning = "warning: " if issue.severity == "warning" else ""
+    rule = f" [{issue.rule}]" if issue.rule else ""
+    place = where if issue.line is None else f"{where}:{issue.line}:{issue.column}"
+    return f"{place}: {warning}{pointer}: {issue.message}{more}{rule}"
+
+
+_INDEX = re.compile(r"/\d+(?=/|$)")
+
+
+class _Grouped:
+    """The text output of one file's problems: each distinct problem once, with how often.
+
+    Problems alike (the same message of the same rule or keyword, at pointers that differ only
+    in array indices) are one line: `(24 places)` within a record, `(300 records, first at
+    line 12)` across the lines of a JSONL file. `--verbose` prints each one.
+    """
+
+    def __init__(self) -> None:
+        self.path: str | None = None
+        self.groups: dict[Any, list[Any]] = {}
+
+    def add(self, check: Any) -> Iterator[str]:
+        """Take one check; yield the lines of the file before it, when it is another file."""
+        if check.path != self.path:
+            yield from self.flush()
+            self.path = check.path
+        if check.status == "unreadable":
+            self.groups[object()] = [check, None, 1, {check.line}]
+        for issue in check.issues:
+            pattern = _INDEX.sub("/*", issue.pointer) or "/"
+            key = (issue.severity, issue.rule, issue.keyword, issue.message, pattern)
+            found = self.groups.get(key)
+            if found is None:
+                self.groups[key] = [check, issue, 1, {check.line}]
+            else:
+                found[2] += 1
+                found[3].add(check.line)
+
+    def flush(self) -> Iterator[str]:
+        """Yield the lines of the file taken so far, in the order its problems first came."""
+        for key, (check, issue, count, lines) in self.groups.items():
+            if issue is None:
+                yield from _report_text(check, False)
+                continue
+            where = located(check.path, check.line)
+            if count == 1:
+                yield _text_line(where, issue, issue.pointer or "/")
+                continue
+            pattern = key[4]
+            if len(lines) == 1:
+                more = f" ({count:,} places)"
+            else:
+                where = located(check.path, None)
+                first = f", first at line {check.line}" if check.line is not None else ""
+                times = f"{count:,} times in " if count != len(lines) else ""
+                more = f" ({times}{len(lines):,} records{first})"
+            yield _text_line(where, issue, pattern, more)
+        self.groups.clear()
 
 
 def _report_json(check: Any, quiet: bool) -> Iterator[str]:
@@ -59,7 +120,10 @@ def _report_json(check: Any, quiet: bool) -> Iterator[str]:
         yield json_text({**row, "message": check.error})
     for issue in check.issues:
         kind = "warning" if issue.severity == "warning" else "invalid"
-        row = {**base, "kind": kind, "pointer": issue.pointer, "keyword": issue.keyword}
+        row = dict(base)
+        if issue.line is not None:  # a YAML record's value: where it is in the file
+            row |= {"line": issue.line, "column": issue.column}
+        row |= {"kind": kind, "pointer": issue.pointer, "keyword": issue.keyword}
         row |= {"message": issue.message, "schema_path": issue.schema_path}
         if issue.rule:
             row |= {"rule": issue.rule, "severity": issue.severity}
@@ -76,7 +140,8 @@ def _report_github(check: Any, quiet: bool) -> Iterator[str]:
         label = issue.rule or f"{check.family or 'record'} {issue.keyword}"
         title = _github_escape(label, property_value=True)
         message = _github_escape(f"{issue.pointer or '/'}: {issue.message}")
-        yield f"::{issue.severity} {where},title={title}::{message}"
+        place = where if issue.line is None else f"{where},line={issue.line},col={issue.column}"
+        yield f"::{issue.severity} {place},title={title}::{message}"
 
 
 REPORTERS: dict[str, Callable[[Any, bool], Iterator[str]]] = {
@@ -84,6 +149,66 @@ REPORTERS: dict[str, Callable[[Any, bool], Iterator[str]]] = {
     "json": _report_json,
     "github": _report_github,
 }
+
+
+def _entries(given: tuple[str, ...]) -> tuple[str, ...]:
+    """Return the rule ids and prefixes of a repeatable, comma-separated option."""
+    return tuple(e.strip() for value in given for e in value.split(",") if e.strip())
+
+
+def _rule_ids(context: Context) -> list[str]:
+    """Return the id of every rule of the registry."""
+    from evalreg.engine.rules import family_rules
+
+    registry = context.registry
+    return sorted(r.id for f in registry.families() for r in family_rules(registry, f))
+
+
+def _check_entries(known: list[str], selected: tuple[str, ...], ignored: tuple[str, ...]) -> None:
+    """Refuse an id or prefix that names no rule of the registry (a typo would check nothing)."""
+    from evalreg.engine.selection import names_none
+
+    for option, given in (("select", selected), ("ignore", ignored)):
+        for entry in _entries(given):
+            if names_none(entry, known):
+                fail(f"--{option} {entry}: names no rule (known: {', '.join(known)})")
+
+
+def _print(lines: Iterable[str], printed: int, most: int) -> int:
+    """Print lines up to `most` in all (0: no limit); return how many are printed in all."""
+    for line in lines:
+        if most and printed >= most:
+            break
+        emit(line)
+        printed += 1
+    return printed
+
+
+def _tables(summary: Any) -> Iterator[str]:
+    """Yield the lines of the summary's tables: per rule, then per family and version."""
+    from rich.console import Console
+    from rich.table import Table
+
+    rules = Table(box=None, pad_edge=False, header_style="bold")
+    for column in ("rule", "files", "errors", "warnings"):
+        rules.add_column(column, no_wrap=True, justify="left" if column == "rule" else "right")
+    for name, tally in summary.rule_rows():
+        rules.add_row(name, f"{tally.files:,}", f"{tally.errors:,}", f"{tally.warnings:,}")
+    versions = Table(box=None, pad_edge=False, header_style="bold")
+    for column in ("family", "version", "files", "records", "invalid", "findings"):
+        left = column in ("family", "version")
+        versions.add_column(column, no_wrap=True, justify="left" if left else "right")
+    for (family, version), tally in summary.version_rows():
+        counts = (tally.files, tally.records, tally.invalid, tally.findings)
+        versions.add_row(family, version, *(f"{n:,}" for n in counts))
+    console = Console(width=200, highlight=False, soft_wrap=True, color_system=None)
+    with console.capture() as captured:
+        if summary.rules:
+            console.print(rules)
+        if summary.versions:
+            console.print(versions)
+    for line in captured.get().splitlines():
+        yield line.rstrip()
 
 
 @cli.command("validate")
@@ -100,7 +225,20 @@ REPORTERS: dict[str, Callable[[Any, bool], Iterator[str]]] = {
     metavar="N",
     help="Stop printing problems after N (0: no limit); every record is still counted.",
 )
-@click.option("--quiet", "-q", is_flag=True, help="Print problems only, no summary line.")
+@click.option("--quiet", "-q", is_flag=True, help="Print problems only, no summary.")
+@click.option(
+    "--verbose",
+    "-v",
+    is_flag=True,
+    help="In text, print every problem on a line of its own, even where alike ones are "
+    "counted on one line (the same message at many places or lines of a file).",
+)
+@click.option(
+    "--statistics",
+    is_flag=True,
+    help="Print the summary only: the files and findings of each rule, and of each family and "
+    "version, without the problems one by one.",
+)
 @click.option(
     "--rules/--no-rules",
     "use_rules",
@@ -110,11 +248,20 @@ REPORTERS: dict[str, Callable[[Any, bool], Iterator[str]]] = {
     "companion files, ...).",
 )
 @click.option(
+    "--select",
     "--rule",
-    "rule_ids",
+    "selected",
     multiple=True,
-    metavar="ID",
-    help="Check only this rule (an id, or a prefix ending in * such as eee.*); repeatable.",
+    metavar="RULE",
+    help="Check only these rules: ids, or prefixes ending in * such as eee.*; repeatable or "
+    "comma-separated (--rule is the same option).",
+)
+@click.option(
+    "--ignore",
+    "ignored",
+    multiple=True,
+    metavar="RULE",
+    help="Do not check these rules (ids or prefixes); repeatable or comma-separated.",
 )
 @click.option(
     "--severity",
@@ -122,6 +269,22 @@ REPORTERS: dict[str, Callable[[Any, bool], Iterator[str]]] = {
     default="warning",
     show_default=True,
     help="The least severe rule findings to report: error leaves warnings out.",
+)
+@click.option(
+    "--baseline",
+    "baseline_file",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Report only the findings FILE does not hold (written by --write-baseline; default: "
+    "the configuration's `baseline`); the exit code counts the new ones alone.",
+)
+@click.option("--no-baseline", is_flag=True, help="Report every finding, whatever the baseline.")
+@click.option(
+    "--write-baseline",
+    "write_to",
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Write every finding of the run to FILE as a baseline, print the summary, exit 0.",
 )
 @jobs_option
 @scheduler_option
@@ -137,9 +300,15 @@ def validate_command(
     fmt: str,
     max_errors: int,
     quiet: bool,
+    verbose: bool,
+    statistics: bool,
     use_rules: bool,
-    rule_ids: tuple[str, ...],
+    selected: tuple[str, ...],
+    ignored: tuple[str, ...],
     severity: str,
+    baseline_file: str | None,
+    no_baseline: bool,
+    write_to: str | None,
     jobs: int | None,
     scheduler: str | None,
     progress: bool | None,
@@ -147,25 +316,41 @@ def validate_command(
     """Validate every record against its family's schema at its version, and its rules.
 
     Each problem is printed as `path:line: /json/pointer: message`, a rule's finding with its
-    id (`[eee.score-bounds]`), a warning after `warning:`. Findings of rules across files
-    (companion files, duplicates) come after those of the records. Exit code 0 when all
-    records are valid and no rule fails (warnings do not count), 1 otherwise, 2 for usage
-    errors.
+    id (`[eee.score-bounds]`), a warning after `warning:`; problems alike in one file (the
+    same message at many places or lines) are counted on one line unless --verbose. Findings
+    of rules across files (companion files, duplicates) come after those of the records. A run
+    with problems ends with the files and findings of each rule (`schema` for JSON Schema),
+    and the files, records and findings of each family and version, then one summary line.
+    With a baseline, the findings it holds are counted as known and not reported. Exit code 0
+    when all records are valid and no rule fails (warnings and known findings do not count),
+    1 otherwise, 2 for usage errors.
     """
-    from evalreg.batch.check import RecordCheck, RuleFinding, Summary, validate_paths
-    from evalreg.engine.rules import Selection
+    from evalreg.batch.check import RecordCheck, RuleFinding, validate_paths
+    from evalreg.batch.summary import Summary
 
     if version and not family:
         fail("--version needs --family")
-    selection = Selection(
+    config = project_config()
+    if use_rules:  # without rules, no rule module is loaded (they are a registry's code)
+        known = _rule_ids(context)
+        config.check_rules(known)
+        _check_entries(known, selected, ignored)
+    selection = config.selection(
         enabled=use_rules,
-        ids=frozenset(rule_ids) if rule_ids else None,
+        select=_entries(selected) or None,
+        ignore=_entries(ignored),
         minimum="error" if severity == "error" else "warning",
     )
+    baseline = None
+    if write_to is None and not no_baseline and (baseline_file or config.baseline):
+        from evalreg.batch.baseline import Baseline
+
+        baseline = Baseline.load(baseline_file or str(config.baseline))
     summary = Summary()
     reporter = REPORTERS[fmt]
     printed = 0
-    checks = validate_paths(
+    statistics = statistics or write_to is not None
+    checks: Iterable[Any] = validate_paths(
         context.registry,
         paths,
         include=include,
@@ -175,25 +360,33 @@ def validate_command(
         jobs=jobs_count(jobs),
         rules=selection,
         runner=runner_for(scheduler, jobs),
+        config=config,
     )
     shown = progress_for("validate", paths, include, exclude, progress)
     # A record's check counts one record, a run of valid ones its length, a finding none.
     counted = shown.wrap(
         checks, lambda c: None if isinstance(c, RuleFinding) else (c.path, getattr(c, "count", 1))
     )
+    if baseline is not None:
+        counted = baseline.filter(counted)
+    if write_to is not None:
+        counted = _written(counted, write_to)
+    grouped = _Grouped() if fmt == "text" and not verbose else None
     for check in counted:
         summary.add(check)
-        if not isinstance(check, (RecordCheck, RuleFinding)):
+        if statistics or not isinstance(check, (RecordCheck, RuleFinding)):
             continue
-        for line in reporter(check, quiet):
-            if max_errors and printed >= max_errors:
-                break
-            emit(line)
-            printed += 1
+        lines = grouped.add(check) if grouped is not None else reporter(check, quiet)
+        printed = _print(lines, printed, max_errors)
+    if grouped is not None:
+        printed = _print(grouped.flush(), printed, max_errors)
     counts = summary.as_dict()
     if fmt == "json":
         emit_json({"summary": counts})
     elif not quiet:
+        if statistics or summary.rules:
+            for line in _tables(summary):
+                emit(line, err=fmt == "github")
         more = (
             f" (first {max_errors} problems shown)" if max_errors and printed >= max_errors else ""
         )
@@ -202,6 +395,10 @@ def validate_command(
             for key, label in (("across_files", "problems across files"), ("warnings", "warnings"))
             if counts[key]
         ]
+        if summary.known:
+            rules.append(
+                f"{summary.known_records} known ({summary.known} findings of the baseline left out)"
+            )
         emit(
             f"{counts['files']} files, {counts['records']} records: {counts['valid']} valid, "
             f"{counts['invalid']} invalid, {counts['unreadable']} unreadable"
@@ -209,4 +406,30 @@ def validate_command(
             + more,
             err=fmt == "github",
         )
+    if baseline is not None and baseline.fixed and not quiet:
+        emit(
+            f"{baseline.fixed} findings of the baseline {baseline.path} were not found again: "
+            f"`--write-baseline {baseline.path}` drops them",
+            err=True,
+        )
+    if write_to is not None:
+        sys.exit(EXIT_OK)
     sys.exit(EXIT_OK if summary.ok else EXIT_PROBLEMS)
+
+
+def _written(checks: Iterable[Any], target: str) -> Iterator[Any]:
+    """Yield `checks`, and write them as a baseline to `target` once they are all read."""
+    from evalreg.batch.baseline import BaselineWriter
+
+    writer = BaselineWriter(target)
+    for check in checks:
+        writer.add(check)
+        yield check
+    try:
+        written = writer.write()
+    except OSError as err:
+        fail(f"{target}: cannot write the baseline: {err.strerror or err}")
+    emit(
+        f"wrote the baseline {target}: {written['findings']} findings in {written['files']} files",
+        err=True,
+    )

@@ -14,11 +14,12 @@ The modules, from the bottom up; each imports only modules listed before it:
 - ``_protocol``: ``Side`` and the ``Walker`` protocol, all that keyword rules know of the walk.
 - ``_types``, ``_constraints``, ``_annotations``, ``_arrays``, ``_objects``, ``_combinators``:
   the keyword rules by concern, functions that take the walker as their first argument.
+- ``_moves``: renames and moves, paired after the walk by equal schemas.
 - ``_walker``: ``diff_schemas`` and ``_Differ``, which resolves ``$ref``, guards against
   recursion, collects the changes and hands each pair of subschemas to the keyword rules.
 
-May import: ``evalreg.errors`` and third-party libraries (``referencing``, ``deepdiff``); nothing
-else of evalreg. Other rooms use only the names below.
+May import: ``evalreg.errors``, ``evalreg.regex`` and third-party libraries (``referencing``,
+``deepdiff``); nothing else of evalreg. Other rooms use only the names below.
 """
 
 from evalreg.diff._changes import BACKWARD, FORWARD, KINDS, POLICIES, Change, Compatibility

@@ -27,6 +27,7 @@ KINDS: Final = (
     "property-added",
     "property-removed",
     "property-renamed",
+    "property-moved",
     "required-added",
     "required-removed",
     "type-narrowed",
@@ -59,11 +60,12 @@ class Change:
 
     ``before`` and ``after`` hold what was compared, by kind: for ``property-added`` /
     ``property-removed`` a ``{"required": bool, "schema": ...}`` mapping (``None`` on the side
-    where the property is absent); for ``property-renamed`` the instance pointers of the old and
-    the new property; for ``required-*`` the required flags; for ``type-*`` the sorted type names
-    (``None`` = any type, ``False`` = nothing is accepted); for ``enum-*`` and ``const-changed``
-    the allowed values; for ``additional-properties-*`` the keyword values; for every other kind
-    a mapping of the keywords concerned to their values (``{}`` = absent).
+    where the property is absent); for ``property-renamed`` and ``property-moved`` the
+    instance pointers of the old and the new property; for ``required-*`` the required flags;
+    for ``type-*`` the sorted type names (``None`` = any type, ``False`` = nothing is
+    accepted); for ``enum-*`` and ``const-changed`` the allowed values; for
+    ``additional-properties-*`` the keyword values; for every other kind a mapping of the
+    keywords concerned to their values (``{}`` = absent).
 
     ``breaks`` names the directions the change breaks. When ``undecided`` is true the comparison
     could not decide, and ``breaks`` holds every direction that could not be shown to hold.
@@ -114,8 +116,10 @@ def _summarise(change: Change) -> str:
             if before and before.get("required")
             else "removed (was optional)"
         )
-    if kind == "property-renamed":
+    if kind == "property-renamed" and change.reason.startswith("probable"):
         return f"probably renamed from {before}"
+    if kind in ("property-renamed", "property-moved"):
+        return f"{kind.removeprefix('property-')} from {before or '(root)'}"
     if kind == "required-added":
         return "now required"
     if kind == "required-removed":

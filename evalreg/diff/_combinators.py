@@ -1,7 +1,8 @@
 """Combinators: oneOf, anyOf and allOf branches, if/then/else, and not.
 
 Branches are paired with the branches of the other side that stand for the same alternative (the
-same schema, the same ``$ref``, the same constant tags, the same types), the pairs are compared,
+same schema, the same ``$ref``, the same constant tags, the same names that only they require,
+the same types), the pairs are compared,
 and what is left over is reported as branches added, removed or not paired.
 """
 
@@ -19,11 +20,22 @@ from evalreg.diff._changes import (
     ONLY_BACKWARD,
     ONLY_FORWARD,
 )
-from evalreg.diff._schema import ANNOTATIONS, DESCRIPTIVE, as_list, pick, same_json, validates
-from evalreg.diff._types import compare_types, covers, json_type, meet, signature
+from evalreg.diff._schema import (
+    ANNOTATIONS,
+    DESCRIPTIVE,
+    as_list,
+    pick,
+    required_names,
+    same_json,
+    validates,
+)
+from evalreg.diff._types import compare_types, covers, meet, signature
+from evalreg.io.codec import schema_type as json_type
 
 if TYPE_CHECKING:
     from evalreg.diff._protocol import Side, Walker
+
+_KEY_DEPTH = 8
 
 
 def compare_unions(
@@ -426,6 +438,11 @@ def _pair(
         )
     )
     match(lambda i, j: bool(old_sigs[i][1]) and old_sigs[i][1] == new_sigs[j][1])
+    # The keys that tell the alternatives apart: the names each requires (`evalcases` and
+    # `eval_cases` spell one name), where some branch of a side requires what another does not.
+    old_keys = _telling_keys(walker, old_branches, old_side)
+    new_keys = _telling_keys(walker, new_branches, new_side)
+    match(lambda i, j: bool(old_keys[i] & new_keys[j]))
     match(lambda i, j: old_sigs[i][0] is not None and old_sigs[i][0] == new_sigs[j][0])
     if len(old_left) == 1 and len(new_left) == 1:
         pairs.append((old_left.pop(), new_left.pop()))
@@ -434,6 +451,28 @@ def _pair(
         [old_branches[i] for i in old_left],
         [new_branches[j] for j in new_left],
     )
+
+
+def _telling_keys(walker: Walker, branches: Sequence[Any], side: Side) -> list[frozenset[str]]:
+    """Return the required names of each branch that not every branch requires, normalised."""
+    required = [_required_names(walker, branch, side, 0) for branch in branches]
+    common = frozenset.intersection(*required) if len(required) > 1 else frozenset()
+    return [names - common for names in required]
+
+
+def _required_names(walker: Walker, schema: Any, side: Side, depth: int) -> frozenset[str]:
+    """Return the names a schema requires (through `allOf`), lower-case without `_` and `-`."""
+    schema, side = walker.resolve(schema, side)
+    if not isinstance(schema, Mapping) or depth > _KEY_DEPTH:
+        return frozenset()
+    names = {_spelling(name) for name in required_names(schema)}
+    for part in as_list(schema.get("allOf")):
+        names |= _required_names(walker, part, side, depth + 1)
+    return frozenset(names)
+
+
+def _spelling(name: str) -> str:
+    return name.lower().replace("_", "").replace("-", "")
 
 
 def _disjoint(walker: Walker, a: Any, b: Any, side: Side) -> bool:

@@ -7,7 +7,6 @@ name; the removal and the addition keep their own verdicts, since a rename break
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -25,6 +24,7 @@ from evalreg.diff._schema import (
     validates,
 )
 from evalreg.diff._types import signature
+from evalreg.regex import PatternRefused, search
 
 if TYPE_CHECKING:
     from evalreg.diff._protocol import Side, Walker
@@ -343,9 +343,9 @@ def _member_rule(schema: Mapping[str, Any], name: str) -> tuple[Any, str]:
     """Return the schema that governs an undeclared member ``name``, and where it comes from."""
     for pattern, rule in as_mapping(schema.get("patternProperties")).items():
         try:
-            if re.search(pattern, name):
+            if search(pattern, name):
                 return rule, f"patternProperties {pattern!r}"
-        except re.error:
+        except PatternRefused:
             continue
     rule = schema.get("additionalProperties", True)
     if rule is True:

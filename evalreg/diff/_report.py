@@ -118,13 +118,18 @@ class SchemaDiff:
 
 
 def changelog_markdown(
-    family: str, diffs: Sequence[SchemaDiff], notes: Mapping[str, Sequence[str]] | None = None
+    family: str,
+    diffs: Sequence[SchemaDiff],
+    notes: Mapping[str, Sequence[str]] | None = None,
+    steps: Mapping[str, str] | None = None,
 ) -> str:
     """Render release notes for a family's history, newest version first.
 
     ``diffs`` are the consecutive diffs in history order (oldest first), each one's
     ``new_label`` being the next one's ``old_label``. ``notes`` adds lines under a version's
-    heading, by label (amendments of a released schema, for example).
+    heading, by label (amendments of a released schema, for example). ``steps`` gives, by
+    label, the plain-language account of the change (the migration step's own description),
+    shown first, above the classified diff.
 
     Raises:
         SchemaDiffError: the diffs do not form such a chain.
@@ -138,10 +143,12 @@ def changelog_markdown(
             )
     lines = [f"# {family} schema changelog"]
     for diff in reversed(diffs):
+        lines.extend(("", f"## {diff.new_label}"))
+        account = (steps or {}).get(diff.new_label)
+        if account:
+            lines.extend(("", account.strip()))
         lines.extend(
             (
-                "",
-                f"## {diff.new_label}",
                 "",
                 f"Compared with {diff.old_label}: **{diff.compatibility}** compatibility "
                 f"(policy `{diff.policy}`; {diff._counts()}).",

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from evalreg.diff._changes import BOTH, NEITHER, ONLY_BACKWARD, ONLY_FORWARD
 from evalreg.diff._schema import as_list, as_mapping, json_key, required_names
+from evalreg.io.codec import schema_type as json_type
 
 if TYPE_CHECKING:
     from evalreg.diff._protocol import Side, Walker
@@ -196,23 +197,6 @@ def types_of(schema: Mapping[str, Any]) -> frozenset[str] | None:
     if values is not None:
         types = meet(types, frozenset(json_type(value) for value in values))
     return types
-
-
-def json_type(value: Any) -> str:
-    """Return the JSON type name of a value (a whole float counts as an integer)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
 
 
 def meet(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str] | None:

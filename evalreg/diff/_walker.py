@@ -35,6 +35,7 @@ from evalreg.diff._constraints import (
     compare_multiple_of,
     compare_pattern,
 )
+from evalreg.diff._moves import moved_properties
 from evalreg.diff._objects import compare_objects
 from evalreg.diff._protocol import Side
 from evalreg.diff._report import SchemaDiff
@@ -77,8 +78,8 @@ def diff_schemas(
     flags the value constraint that appears (or disappears) with it.
 
     Raises:
-        SchemaDiffError: ``policy`` is not one of :data:`POLICIES`, or a ``$ref`` cannot be resolved
-            within the registry (nothing is ever fetched).
+        SchemaDiffError: ``policy`` is not one of ``POLICIES`` (lenient, strict), or a ``$ref``
+            cannot be resolved within the registry (nothing is ever fetched).
     """
     if policy not in POLICIES:
         raise SchemaDiffError(f"unknown diff policy {policy!r}: use one of {', '.join(POLICIES)}")
@@ -99,7 +100,8 @@ def diff_schemas(
     differ.compare(old, old_side, new, new_side, "")
     # Sibling branches that share a subschema report the same change more than once.
     unique = {json_key(change.to_json()): change for change in differ.changes}
-    return SchemaDiff(old_label, new_label, tuple(unique.values()), policy)
+    changes = tuple(unique.values())
+    return SchemaDiff(old_label, new_label, changes + tuple(moved_properties(changes)), policy)
 
 
 # ---------------------------------------------------------------------------------------------

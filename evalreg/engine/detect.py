@@ -127,6 +127,12 @@ def _decide_version(
     valid = [v for v in pool if validator(registry, family, v).is_valid(record)]
     if len(valid) == 1:
         return valid[0], (Evidence("validity", f"valid only at {valid[0]}"),), ()
+    released = [v for v in valid if v in registry.preferred_versions(family)]
+    if len(released) == 1 and len(valid) > 1:
+        # A draft is no one's version yet: of a release and drafts, the release is preferred.
+        drafts = ", ".join(v for v in valid if v != released[0])
+        detail = f"valid at {released[0]} and at the draft versions {drafts}; the release wins"
+        return released[0], (Evidence("validity", detail),), ()
     if len(valid) > 1 and eras and not era:
         # An era's fingerprint forbids what only later eras have: of the eras at which the
         # record is valid, the one whose fingerprint forbids none of its keys is its era.

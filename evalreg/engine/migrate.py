@@ -12,9 +12,24 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from evalreg.engine.detect import detect
-from evalreg.engine.steps import Note, Relabel, Step, StepContext, StepFunction, step_set
+from evalreg.engine.modules import fails_alone
+from evalreg.engine.steps import (
+    Note,
+    Param,
+    Relabel,
+    Step,
+    StepContext,
+    StepFunction,
+    step_set,
+)
 from evalreg.engine.validators import validator
-from evalreg.errors import DataLossError, EvalregError, ParameterError, version_not_known
+from evalreg.errors import (
+    DataLossError,
+    EvalregError,
+    ParameterError,
+    one_line,
+    version_not_known,
+)
 from evalreg.io.codec import clone
 from evalreg.io.pointer import MISSING, resolve, split
 from evalreg.registry.versions import match_version
@@ -25,6 +40,7 @@ if TYPE_CHECKING:
     from evalreg.registry.manifest import Marker
 
 ValidateMode = Literal["final", "each", "none"]
+_NONE_GIVEN: frozenset[str] = frozenset()
 VALIDATE_MODES: tuple[ValidateMode, ...] = ("final", "each", "none")
 
 
@@ -77,6 +93,8 @@ class _Route:
     chain: tuple[Step, ...]
     defaults: Mapping[str, Any]
     """The default of every parameter the chain declares (read-only: every step sees it)."""
+    declared: Mapping[str, Param]
+    """Every parameter the chain declares, by name (which of them are placeholders)."""
     moves: tuple[_Move, ...]
     """The chain to run when nothing is checked in between: relabels in a row fused."""
     each: tuple[_Move, ...]
@@ -92,17 +110,19 @@ class _Route:
             UnknownVersionError: `to` is no version of the family.
             NoMigrationPathError: no chain connects the two versions.
         """
-        cache: dict[tuple[str, str, str], _Route] = _memo(registry, "routes")
-        route = cache.get((family, source, to))
+        # `latest` depends on whether drafts count; registries that differ only there share it
+        cache: dict[tuple[str, str, str, bool], _Route] = _memo(registry, "routes")
+        route = cache.get((family, source, to, registry.drafts))
         if route is None:
             target = registry.resolve_version(family, to)
             steps = step_set(registry, family)
             chain = steps.plan(source, target)
             each = tuple(_Move(s.function, (s.name,), s.target) for s in chain)
             defaults = MappingProxyType(dict(steps.defaults(source, target)))
+            declared = MappingProxyType({p.name: p for s in chain for p in s.module.params})
             writer = _Writer.of(registry, family)
-            route = cls(target, chain, defaults, _fuse(each), each, writer)
-            cache[family, source, to] = route
+            route = cls(target, chain, defaults, declared, _fuse(each), each, writer)
+            cache[family, source, to, registry.drafts] = route
         return route
 
 
@@ -186,9 +206,78 @@ def _set_marker(registry: BaseRegistry, family: str, record: Any, before: Any, v
 
 
 def _failed(
-    result: dict[str, Any], error: str, step: str | None = None, **more: Any
+    result: dict[str, Any],
+    error: str,
+    step: str | None = None,
+    cause: _Cause | None = None,
+    **more: Any,
 ) -> MigrationResult:
+    """Return a failed result; where `cause` names an earlier place the record went wrong,
+    the failure is put there, with what became of it at the failing step after it."""
+    if cause is not None:
+        at = f"at step {step}: " if step != cause.step else ""
+        error = f"{cause.reason} (then {at}{error})"
+        step = cause.step
+        more["issues"] = cause.issues
     return MigrationResult("failed", error=error, failed_step=step, **result, **more)
+
+
+class _Cause(NamedTuple):
+    """Where a record first went wrong on its route: the step, why, and the problems."""
+
+    step: str
+    reason: str
+    issues: tuple[Issue, ...]
+
+
+def _cause(
+    registry: BaseRegistry,
+    route: _Route,
+    record: Any,
+    upto: int,
+    params: Mapping[str, Any],
+    given: frozenset[str],
+    allow_loss: bool,
+) -> _Cause | None:
+    """Return the first place before step `upto` of `route` where `record` went wrong.
+
+    Run only for a record that failed later on: its input is validated at its own version, then
+    the route is run again step by step, each result validated at its step's version, so that
+    a failure names its cause rather than the step where it showed. `record` is the caller's
+    record, which the first run did not change (steps never change their input). None: every
+    result before step `upto` was valid (or the run again failed otherwise).
+    """
+    family = route.chain[0].module.family
+    source = route.chain[0].source
+    issues = validator(registry, family, source).issues(record)
+    if issues:
+        reason = (
+            f"the record is not valid at its own version {source} to begin with: "
+            f"{issues[0]}{_more(issues)}"
+        )
+        return _Cause(route.each[0].names[-1], reason, tuple(issues))
+    current = clone(record)
+    writer = route.writer
+    for function, names, version in route.each[:upto]:
+        ctx = StepContext(
+            params, allow_loss=allow_loss, step=names[-1], given=given, declared=route.declared
+        )
+        try:
+            migrated = function(current, ctx)
+        except Exception:  # the run again fails otherwise than the first: nothing to add
+            return None
+        if not isinstance(migrated, dict):
+            return None
+        current = migrated if writer is None else writer.write(migrated, current, version)
+        issues = validator(registry, family, version).issues(current)
+        if issues:
+            reason = f"not valid at {version} after this step: {issues[0]}{_more(issues)}"
+            return _Cause(names[-1], reason, tuple(issues))
+    return None
+
+
+def _more(issues: Any) -> str:
+    return f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""
 
 
 def migrate_record(
@@ -232,13 +321,13 @@ def migrate_record(
     else:
         registry.manifest(family)
         stated = registry.manifest(family).read_version(record)
-        if stated is not None and stated[2] is not None:
+        if detection.ok and detection.family == family:
+            source = detection.version  # the label, or the structure where a label is stale
+        elif stated is not None and stated[2] is not None:
             source = match_version(stated[2], registry.versions(family))
             if source is None:
                 message = version_not_known(stated[2], registry.versions(family), family)
                 return _failed(base | {"family": family}, message)
-        elif detection.ok and detection.family == family:
-            source = detection.version
         else:
             return _failed(
                 base | {"family": family}, f"cannot tell which version of {family} this is"
@@ -256,18 +345,26 @@ def migrate_record(
     current: Any = clone(record) if copy_input and chain else record
     done: list[str] = []
     all_params = MappingProxyType({**route.defaults, **params}) if params else route.defaults
+    given = frozenset(params) if params else _NONE_GIVEN
     writer = route.writer
     each = validate == "each"
     for function, names, version in route.each if each else route.moves:
         name = names[-1]
-        ctx = StepContext(all_params, allow_loss=allow_loss, step=name)
+        ctx = StepContext(
+            all_params, allow_loss=allow_loss, step=name, given=given, declared=route.declared
+        )
         try:
             migrated = function(current, ctx)
         except DataLossError as err:
             return _failed(base, str(err), name, steps=tuple(done))
-        except Exception as err:  # a step is user code: report the failure, keep going
+        except BaseException as err:  # a step is user code: report the failure, keep going
+            if not fails_alone(err):
+                raise
             message = f"{type(err).__name__}: {err}"
-            return _failed(base, message, name, steps=tuple(done))
+            if not message.isprintable():  # a line of the report, whatever the step raised
+                message = one_line(message, 1000)
+            cause = _cause(registry, route, record, len(done), all_params, given, allow_loss)
+            return _failed(base, message, name, steps=tuple(done), cause=cause)
         if not isinstance(migrated, dict):
             return _failed(base, "the step did not return an object", name)
         current = migrated if writer is None else writer.write(migrated, current, version)
@@ -289,7 +386,13 @@ def migrate_record(
                 else (f"{label} {target}: {issues[0]}{extra}")
             )
             step_name = chain[-1].name if chain else None
-            return _failed(base, message, step_name, steps=tuple(done), issues=tuple(issues))
+            cause = None
+            if chain and not each:  # with `each`, every step's result was valid
+                last = len(route.each) - 1
+                cause = _cause(registry, route, record, last, all_params, given, allow_loss)
+            return _failed(
+                base, message, step_name, steps=tuple(done), issues=tuple(issues), cause=cause
+            )
     status: Literal["migrated", "current"] = "migrated" if chain else "current"
     return MigrationResult(
         status,

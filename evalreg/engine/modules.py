@@ -34,3 +34,19 @@ def load_module(path: Path, namespace: str, family: str) -> ModuleType:
         detail = one_line(repr(err), 300)
         raise RegistryError(str(path), f"the module failed to load: {detail}") from err
     return module
+
+
+def fails_alone(err: BaseException) -> bool:
+    """Return whether an exception that user code raised is that code's own failure.
+
+    Such a failure is reported as the failure of the record (or file) it was running on, and the
+    run goes on: any `Exception`, `sys.exit()` (a plain `SystemExit`) and other `BaseException`s
+    a step or rule may raise. Ctrl-C (`KeyboardInterrupt`), a generator being closed, and the
+    run's own stop on a signal (`SystemExit` subclasses, such as `signals.Terminated`) keep their
+    meaning: they stop the run.
+    """
+    if isinstance(err, Exception):
+        return True
+    if isinstance(err, SystemExit):
+        return type(err) is SystemExit
+    return not isinstance(err, (KeyboardInterrupt, GeneratorExit))

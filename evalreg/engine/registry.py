@@ -137,11 +137,14 @@ def load_registry(
     *,
     builtin: bool = True,
     verify: bool = True,
+    drafts: bool = False,
 ) -> Registry:
     """Load the built-in registry directory, those in `EVALREG_PATH`, and `paths`.
 
     With `verify` (the default), every released schema is checked against the digest in its
-    directory's `registry.lock`.
+    directory's `registry.lock`. A version not recorded there is a draft: "latest" (in
+    `migrate`, `load(to=)`, status and detection's preferences) is the newest released version
+    unless `drafts` is true.
 
     Raises:
         RegistryError: a directory is missing or malformed, or two directories define one family.
@@ -149,7 +152,7 @@ def load_registry(
             registry.
         IntegrityError: a released schema was edited or removed after its release.
     """
-    return load_directories(paths, Registry, builtin=builtin, verify=verify)
+    return load_directories(paths, Registry, builtin=builtin, verify=verify, drafts=drafts)
 
 
 @lru_cache(maxsize=1)

@@ -30,15 +30,19 @@ from __future__ import annotations
 
 import inspect
 import os
+import sys
+import threading
+from _thread import get_ident
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from evalreg.engine.conditions import Check, compile_rules, declared_check, rules_source
-from evalreg.engine.modules import load_module
+from evalreg.engine.modules import fails_alone, load_module
+from evalreg.engine.selection import ALL_RULES, Selection
 from evalreg.engine.validators import Issue
-from evalreg.errors import RegistryError
+from evalreg.errors import RegistryError, cut_repr, one_line
 from evalreg.registry.rules import (
     RuleSpec,
     Scope,
@@ -137,8 +141,87 @@ class Rule:
         return family in self.also or (family == self.family and version in self.versions)
 
     def issue(self, pointer: str, message: str) -> Issue:
-        """Return an issue of this rule."""
+        """Return an issue of this rule; its message on one line, of at most `MAX_MESSAGE` chars."""
+        if len(message) > MAX_MESSAGE or not message.isprintable():
+            message = one_line(message, MAX_MESSAGE)
         return Issue(pointer, message, "rule", rule=self.id, severity=self.severity)
+
+
+MAX_MESSAGE = 1000
+"""The longest message of a rule's finding, in characters (longer ones are cut); line ends and
+other control characters in a message become spaces, so that a finding is one line."""
+
+
+# -- running a rule's code ----------------------------------------------------------------------
+
+
+class _Printed:
+    """What a rule's code wrote to standard output while it ran (in the main thread)."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.parts.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    def take(self) -> str:
+        """Return what was written, and forget it."""
+        text = "".join(self.parts)
+        self.parts.clear()
+        return text
+
+
+_printed = _Printed()
+_main = threading.main_thread().ident
+
+
+def _forked() -> None:
+    global _main
+    _main = threading.main_thread().ident
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forked)
+
+
+def run_rule_code(function: Callable[..., Any], *args: Any) -> tuple[Any, str | None]:
+    """Call a Python rule's code; return what it returned, and None or why it fails the record.
+
+    A rule is user code: what it raises is its failure, `sys.exit()` included (Ctrl-C and the
+    run's own stop on a signal go on up). In the main thread, what it writes to standard output
+    is kept off the report and is its failure too: it would break `--format json`.
+    """
+    if get_ident() != _main:
+        try:
+            return function(*args), None
+        except BaseException as err:
+            return None, _failed(err)
+    saved = sys.stdout
+    sys.stdout = _printed
+    try:
+        value = function(*args)
+    except BaseException as err:
+        _printed.parts.clear()
+        return None, _failed(err)
+    finally:
+        sys.stdout = saved
+    if _printed.parts:
+        return value, f"the rule wrote to standard output: {cut_repr(_printed.take(), 200)}"
+    return value, None
+
+
+def _failed(err: BaseException) -> str:
+    """Return the finding of a rule that raised `err` (raise it again if it stops the run)."""
+    if not fails_alone(err):
+        raise err
+    return f"the rule failed: {type(err).__name__}: {err}"
 
 
 # -- declarative rules --------------------------------------------------------------------------
@@ -208,7 +291,9 @@ def load_rule(path: Path, family: str) -> Rule:
             raise RegistryError(where, f"a {kind} rule must define check(record, ctx)")
 
         def check(record: Any, ctx: RuleContext, groups: dict[str, str]) -> None:
-            function(record, ctx)
+            failure = run_rule_code(function, record, ctx)[1]
+            if failure is not None:
+                ctx.report("", failure)
 
     return Rule(
         id=ident,
@@ -263,32 +348,6 @@ def family_rules(registry: BaseRegistry, family: str) -> tuple[Rule, ...]:
 
 
 @dataclass(frozen=True)
-class Selection:
-    """Which rules a run applies: all (the default), none, or those with the given ids."""
-
-    enabled: bool = True
-    ids: frozenset[str] | None = None
-    """Ids or id prefixes ending in `*` (`eee.*`); None: every rule."""
-    minimum: Severity = "warning"
-    """`error` leaves warnings out."""
-
-    def wants(self, rule: Rule) -> bool:
-        """Return whether the run applies `rule`."""
-        if not self.enabled or (self.minimum == "error" and rule.severity == "warning"):
-            return False
-        if self.ids is None:
-            return True
-        return any(
-            rule.id == wanted or (wanted.endswith("*") and rule.id.startswith(wanted[:-1]))
-            for wanted in self.ids
-        )
-
-
-ALL_RULES = Selection()
-NO_RULES = Selection(enabled=False)
-
-
-@dataclass(frozen=True)
 class RuleSet:
     """The rules that apply to one version of a family in one run, by scope."""
 
@@ -309,7 +368,9 @@ def rule_set(
     """Return the rules of `selection` that apply to `version` of `family`.
 
     Its collection rules are those whose collectors take such records: the family's own, and
-    those of other families that name it in `ALSO`.
+    those of other families that name it in `ALSO`, wherever `selection` applies them (which of
+    their findings it keeps is decided by file, see `Selection.judge`); its record and file
+    rules are those `selection` applies to every file (see `Selection.at` for one file's).
 
     Raises:
         RegistryError: a rule is malformed.
@@ -317,12 +378,14 @@ def rule_set(
     if not selection.enabled:
         return EMPTY
     own = [r for r in family_rules(registry, family) if version in r.versions]
-    own = [r for r in own if r.scope != "collection" and selection.wants(r)]
+    own = [r for r in own if r.scope != "collection" and selection.wants(r.id, r.severity)]
     observers = [
         r
         for f in registry.families()
         for r in family_rules(registry, f)
-        if r.scope == "collection" and r.observes(family, version) and selection.wants(r)
+        if r.scope == "collection"
+        and r.observes(family, version)
+        and selection.anywhere(r.id, r.severity)
     ]
     if not own and not observers:
         return EMPTY
@@ -346,8 +409,8 @@ def _run(
     assert rule.check is not None
     try:
         rule.check(record, ctx, groups)
-    except Exception as err:  # a rule is user code: its failure is a finding, not a crash
-        ctx.report("", f"the rule failed: {type(err).__name__}: {err}")
+    except BaseException as err:  # a rule is user code: its failure is a finding, not a crash
+        ctx.report("", _failed(err))
     return ctx.findings
 
 
@@ -387,10 +450,8 @@ def finish_collection(
     """Run a collection rule's `finish` on the summaries of every file, in input order."""
     ctx = FinishContext(rule, read)
     assert rule.finish is not None
-    try:
-        rule.finish(summaries, ctx)
-    except Exception as err:  # a rule is user code (reading files too): a finding, not a crash
+    _, failure = run_rule_code(rule.finish, summaries, ctx)  # reading files too
+    if failure is not None:
         where = summaries[0][0] if summaries else ""
-        message = f"the rule failed: {type(err).__name__}: {err}"
-        ctx.findings.append(Located(where, None, rule.issue("", message)))
+        ctx.findings.append(Located(where, None, rule.issue("", failure)))
     return ctx.findings

@@ -18,6 +18,22 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 from evalreg.engine.modules import load_module
+from evalreg.engine.notes import Note, Origin, json_type, make_note
+
+__all__ = [
+    "Note",
+    "Param",
+    "Relabel",
+    "Step",
+    "StepContext",
+    "StepFunction",
+    "StepModule",
+    "StepSet",
+    "check_params",
+    "load_step",
+    "parse_params",
+    "step_set",
+]
 from evalreg.errors import DataLossError, NoMigrationPathError, ParameterError, RegistryError
 from evalreg.io.pointer import split
 from evalreg.registry.versions import match_version, parse_version
@@ -30,31 +46,39 @@ StepFunction = Callable[[dict[str, Any], "StepContext"], dict[str, Any]]
 
 @dataclass(frozen=True)
 class Param:
-    """A value a step needs that an old record cannot supply; set with `--set NAME=VALUE`."""
+    """A value a step needs that an old record cannot supply; set with `--set NAME=VALUE`.
+
+    `placeholder`: the default stands in for a fact the record does not hold (such as
+    "unknown"), so values a step takes from it are reported as placeholders, not defaults.
+    """
 
     name: str
     help: str
     default: Any = None
-
-
-@dataclass(frozen=True)
-class Note:
-    """Something a step reports about a value: kept as an extra field, moved, or lost."""
-
-    kind: Literal["kept", "moved", "lost"]
-    pointer: str
-    detail: str
-    step: str = ""
-
-    def __str__(self) -> str:
-        return f"{self.kind} {self.pointer or '/'}: {self.detail}"
+    placeholder: bool = False
 
 
 class StepContext:
-    """What a step sees besides the record: its parameters, and where to report values."""
+    """What a step sees besides the record: its parameters, and where to report its changes.
+
+    Every change a step makes to the record is reported here, one `Note` each: `added`
+    (`placeholder`, `default`, `param` for the common origins), `moved`, `renamed`,
+    `converted`, `dropped` (nothing lost), `lose` (a loss, allowed only with allow-loss) and
+    `kept` (a value left where the target declares no place for it). Pointers of the step's
+    output are those of the record it returns (array indices as they are there); pointers of
+    its input, those of the record it was given.
+    """
+
+    __slots__ = ("allow_loss", "declared", "given", "notes", "params", "step")
 
     def __init__(
-        self, params: Mapping[str, Any] | None = None, *, allow_loss: bool = False, step: str = ""
+        self,
+        params: Mapping[str, Any] | None = None,
+        *,
+        allow_loss: bool = False,
+        step: str = "",
+        given: Iterable[str] = (),
+        declared: Mapping[str, Param] | None = None,
     ) -> None:
         # The engine hands every step of a route the same read-only parameters: no copy needed.
         self.params: Mapping[str, Any] = (
@@ -63,14 +87,98 @@ class StepContext:
         self.allow_loss = allow_loss
         self.step = step
         self.notes: list[Note] = []
+        self.given: frozenset[str] = given if isinstance(given, frozenset) else frozenset(given)
+        """The parameters the user set (the others have their defaults)."""
+        self.declared: Mapping[str, Param] = declared or {}
+        """The parameters the steps of the route declare, by name."""
 
     def kept(self, pointer: str, reason: str) -> None:
-        """Report a value kept where the target allows extra fields, with no declared place."""
-        self.notes.append(Note("kept", pointer, reason, self.step))
+        """Report a value left where it is although the target declares no place for it."""
+        self.notes.append(make_note("kept", pointer, reason, self.step))
 
-    def moved(self, source: str, target: str) -> None:
-        """Report that a value moved from one place to another."""
-        self.notes.append(Note("moved", source, f"moved to {target}", self.step))
+    def moved(self, source: str, target: str, detail: str = "") -> None:
+        """Report that the value at `source` (input) is now at `target` (output), unchanged."""
+        self.notes.append(make_note("moved", target, detail, self.step, source))
+
+    def renamed(self, source: str, target: str, detail: str = "") -> None:
+        """Report a key renamed: the value at `source` is now at `target`, in the same place."""
+        self.notes.append(make_note("renamed", target, detail, self.step, source))
+
+    def added(
+        self,
+        pointer: str,
+        value: Any,
+        origin: Origin = "derived",
+        detail: str = "",
+        *,
+        source: str | None = None,
+    ) -> None:
+        """Report a value put at `pointer` that the input did not hold there.
+
+        `origin`: a `default` of the format, a `placeholder` for a fact the record does not
+        hold, a `parameter` the user set, or `derived` from the record (from `source`).
+        """
+        self.notes.append(
+            make_note("added", pointer, detail, self.step, source, value, None, origin)
+        )
+
+    def placeholder(self, pointer: str, value: Any, detail: str = "") -> None:
+        """Report a placeholder put at `pointer`: a stand-in for a fact the record lacks."""
+        self.added(pointer, value, "placeholder", detail)
+
+    def default(self, pointer: str, value: Any, detail: str = "") -> None:
+        """Report a default of the format put at `pointer`."""
+        self.added(pointer, value, "default", detail)
+
+    def origin(self, name: str) -> Origin:
+        """Return where the value of parameter `name` comes from: the user, or its default."""
+        if name in self.given:
+            return "parameter"
+        param = self.declared.get(name)
+        return "placeholder" if param is not None and param.placeholder else "default"
+
+    def param(self, pointer: str, name: str, value: Any, detail: str = "") -> None:
+        """Report `value`, taken from parameter `name`, put at `pointer`."""
+        origin = self.origin(name)
+        if not detail:
+            detail = {
+                "parameter": f"--set {name}",
+                "placeholder": f"the record does not say; give it with --set {name}=VALUE",
+                "default": f"the default of parameter {name}",
+            }[origin]
+        self.added(pointer, value, origin, detail)
+
+    def converted(
+        self, pointer: str, before: Any, after: Any, detail: str = "", *, lossy: bool = False
+    ) -> None:
+        """Report the value at `pointer` converted from `before` to `after` (another type).
+
+        `lossy`: the conversion loses what the old type said (structure as text, say), so it
+        is allowed only with allow-loss, as `lose` is; `detail` then says what is lost.
+
+        Raises:
+            DataLossError: the conversion is lossy and loss was not allowed.
+        """
+        if lossy and not self.allow_loss:
+            raise DataLossError(pointer, detail or "the conversion loses information")
+        self.notes.append(
+            make_note(
+                "converted",
+                pointer,
+                detail,
+                self.step,
+                None,
+                after,
+                before,
+                None,
+                json_type(before),
+                json_type(after),
+            )
+        )
+
+    def dropped(self, pointer: str, reason: str) -> None:
+        """Report a value left out that loses nothing (it repeats what the record says)."""
+        self.notes.append(make_note("dropped", pointer, reason, self.step))
 
     def lose(self, pointer: str, reason: str) -> None:
         """Report a value the target cannot hold; allowed only when the user accepted loss.
@@ -80,7 +188,7 @@ class StepContext:
         """
         if not self.allow_loss:
             raise DataLossError(pointer, reason)
-        self.notes.append(Note("lost", pointer, reason, self.step))
+        self.notes.append(make_note("lost", pointer, reason, self.step))
 
 
 @dataclass(frozen=True)

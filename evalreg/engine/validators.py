@@ -1,8 +1,12 @@
 """Compiled validators: every problem of a record against one schema, located by a JSON pointer.
 
 Two validators back each schema: a compiled `jsonschema-rs` validator answers "is it valid?"
-quickly, and the reference `jsonschema` implementation explains invalid records (with
-`best_match` first). Where the two disagree, the reference implementation wins.
+quickly, and the reference `jsonschema` implementation explains invalid records (the most
+relevant problem first). Where the two disagree, the reference implementation wins. Every
+explanation comes from `explain`, whichever validator found the record invalid: an `anyOf` or
+`oneOf` that no branch satisfies is explained by the closest branch's own problems. Both match a
+schema's patterns in linear time: jsonschema-rs by itself, the reference through RE2
+(`schemaregex`).
 """
 
 from __future__ import annotations
@@ -17,8 +21,8 @@ from evalreg.errors import RegistryError, one_line
 from evalreg.io.pointer import to_pointer
 
 if TYPE_CHECKING:
-    import jsonschema.exceptions
     import jsonschema.protocols
+    from jsonschema.exceptions import ValidationError
 
     from evalreg.registry.core import BaseRegistry, SchemaEntry
 
@@ -41,6 +45,9 @@ class Issue:
     """The id of the family rule that found it (`keyword` is then `rule`)."""
     severity: Literal["error", "warning"] = "error"
     """Only a rule's finding can be a warning, which leaves the record valid."""
+    line: int | None = None
+    """Where the value is in its file (from 1), when the file says: YAML files do."""
+    column: int | None = None
 
     def __str__(self) -> str:
         shown = f"{self.pointer or '/'}: {self.message}"
@@ -56,7 +63,7 @@ def _short(value: Any) -> str:
     return text if len(text) <= _MAX_VALUE_TEXT else text[: _MAX_VALUE_TEXT - 3] + "..."
 
 
-def _message(error: jsonschema.exceptions.ValidationError) -> str:
+def _message(error: ValidationError) -> str:
     message = str(error.message)
     shown = repr(error.instance)
     if len(shown) > _MAX_VALUE_TEXT and message.startswith(shown):
@@ -66,7 +73,98 @@ def _message(error: jsonschema.exceptions.ValidationError) -> str:
     return message
 
 
-def _to_issue(error: jsonschema.exceptions.ValidationError) -> Issue:
+_ALTERNATIVES = ("anyOf", "oneOf")
+_KIND = frozenset({"type", "const", "enum"})
+"""Keywords whose failure at the value itself says a branch expects another kind of value."""
+
+
+def _branches(error: ValidationError) -> list[list[ValidationError]]:
+    """Return the errors of each branch of a failed `anyOf` / `oneOf`, in branch order."""
+    found: dict[Any, list[ValidationError]] = {}
+    for inner in error.context:
+        found.setdefault(inner.relative_schema_path[0], []).append(inner)
+    return list(found.values())
+
+
+def _distance(branch: list[ValidationError]) -> tuple[bool, int, int, int]:
+    """Return how far a branch is from accepting the value: smaller is closer.
+
+    First whether it expects another kind of value altogether (a `type`, `const` or `enum`
+    failing at the value itself); then how many `const` or `enum` values inside it differ (a
+    tag such as `type: feedback` telling the branches of a union apart); then how many of its
+    problems are at the value itself (a required property missing) rather than inside it; then
+    how many problems it has.
+    """
+    own = [e for e in branch if not e.relative_path]
+    tags = sum(1 for e in branch if e.relative_path and e.validator in ("const", "enum"))
+    return (any(e.validator in _KIND for e in own), tags, len(own), len(branch))
+
+
+def _kinds(branches: list[list[ValidationError]]) -> list[str] | None:
+    """Return the types every branch wants, when each fails only by the value's type."""
+    wanted: list[str] = []
+    for branch in branches:
+        if len(branch) != 1 or branch[0].validator != "type" or branch[0].relative_path:
+            return None
+        types: Any = branch[0].validator_value
+        wanted += [types] if isinstance(types, str) else [str(t) for t in types]
+    return list(dict.fromkeys(wanted))
+
+
+def explain(error: ValidationError) -> list[ValidationError]:
+    """Return the errors that say what is wrong, for one error of the reference validator.
+
+    An `anyOf` / `oneOf` that no branch satisfies is explained by the problems of its closest
+    branch (see `_distance`; the first of equally close ones), recursively. When every branch
+    expects another type, one error names them all; when every branch is as far as the others
+    from a value of another kind, the error stays, its message listing each branch's problem.
+    Any other error explains itself.
+    """
+    if error.validator not in _ALTERNATIVES or not error.context:
+        return [error]
+    branches = _branches(error)
+    kinds = _kinds(branches)
+    if kinds is not None:
+        shown = " or ".join(repr(k) for k in kinds)
+        return [_reworded(error, f"{_short(error.instance)} is not of type {shown}")]
+    closest = min(branches, key=_distance)
+    if _distance(closest)[0] and len(branches) > 1:
+        # Every branch wants another kind of value: none is closer, say what each wants.
+        problems = "; ".join(_message(min(b, key=_depth)) for b in branches)
+        count = len(branches)
+        message = f"{_short(error.instance)} fits none of the {count} alternatives: {problems}"
+        return [_reworded(error, message)]
+    return [found for inner in closest for found in explain(inner)]
+
+
+def _relevance(error: ValidationError) -> tuple[int, bool]:
+    """Return how relevant an error is (larger is more): nearer the root, then not `anyOf` or
+    `oneOf` (the order of `jsonschema`'s `relevance`, over paths from the record's root)."""
+    return (-len(error.absolute_path), error.validator not in _ALTERNATIVES)
+
+
+def _depth(error: ValidationError) -> int:
+    return len(error.relative_path)
+
+
+def _reworded(error: ValidationError, message: str) -> ValidationError:
+    """Return a copy of `error` with another message."""
+    from jsonschema.exceptions import ValidationError as Error
+
+    copy = Error(
+        message,
+        validator=error.validator,
+        path=error.relative_path,
+        schema_path=error.relative_schema_path,
+        instance=error.instance,
+        validator_value=error.validator_value,
+        schema=error.schema,
+    )
+    copy.parent = error.parent
+    return copy
+
+
+def _to_issue(error: ValidationError) -> Issue:
     return Issue(
         pointer=to_pointer(error.absolute_path),
         message=_message(error),
@@ -112,8 +210,10 @@ class Validator:
         if self._reference is None:
             from jsonschema.validators import validator_for
 
+            from evalreg.engine.schemaregex import linear
+
             self._registry.check_refs(self.family, self.version)
-            cls = validator_for(self._entry.document)
+            cls = linear(validator_for(self._entry.document))
             self._reference = cls(
                 self._entry.document, registry=self._registry.referencing_registry()
             )
@@ -129,13 +229,12 @@ class Validator:
         return bool(self.reference.is_valid(record))
 
     def iter_issues(self, record: Any) -> Iterator[Issue]:
-        """Yield every problem of `record`, the most relevant first."""
-        from jsonschema.exceptions import best_match, relevance
-
-        errors = sorted(self.reference.iter_errors(record), key=lambda e: list(e.absolute_path))
-        if not errors:
+        """Yield every problem of `record`, the most relevant first (see `explain`)."""
+        found = [e for error in self.reference.iter_errors(record) for e in explain(error)]
+        if not found:
             return
-        best = best_match(errors, key=relevance)
+        errors = sorted(found, key=lambda e: list(e.absolute_path))
+        best = max(errors, key=_relevance)
         yield _to_issue(best)
         for error in errors:
             if error is not best:

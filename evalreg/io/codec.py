@@ -62,6 +62,21 @@ class ExactNumber(float):
         return self
 
 
+def schema_type(value: Any) -> str:
+    """Return the narrowest JSON Schema type `value` meets (a whole float is an integer)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
 def holds_exact(value: Any) -> bool:
     """Return whether `value` is or contains an `ExactNumber` (which `json.dumps` would round)."""
     stack = [value]

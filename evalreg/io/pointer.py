@@ -36,6 +36,18 @@ def split(pointer: str) -> list[str]:
     return [t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/")]
 
 
+def _index(token: str) -> int:
+    """Return the array index a token names (ASCII digits only).
+
+    A token that names no index (`x`, or digits of other scripts such as `¹`) returns a number
+    no array reaches.
+    """
+    return int(token) if token.isascii() and token.isdigit() else _NO_INDEX
+
+
+_NO_INDEX = 1 << 62
+
+
 def resolve(document: Any, pointer: str) -> Any:
     """Return the value at `pointer` in `document`, or `MISSING`."""
     node = document
@@ -45,9 +57,10 @@ def resolve(document: Any, pointer: str) -> Any:
                 return MISSING
             node = node[token]
         elif isinstance(node, list):
-            if not token.isdigit() or int(token) >= len(node):
+            index = _index(token)
+            if index >= len(node):
                 return MISSING
-            node = node[int(token)]
+            node = node[index]
         else:
             return MISSING
     return node
@@ -76,8 +89,8 @@ def find(document: Any, pointer: str) -> list[tuple[str, Any]]:
                 walk(item, tail, [*path, index])
         elif isinstance(node, dict) and token in node:
             walk(node[token], tail, [*path, token])
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            walk(node[int(token)], tail, [*path, int(token)])
+        elif isinstance(node, list) and _index(token) < len(node):
+            walk(node[_index(token)], tail, [*path, _index(token)])
 
     walk(document, tokens, [])
     return found

@@ -16,9 +16,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, Any, Literal
 
-from evalreg.io import remote
+from evalreg.errors import MissingExtraError
+from evalreg.io import remote, streams
 from evalreg.io.codec import DecodeError, DuplicateKeyError, TooLargeError, loads, loads_lines
-from evalreg.io.streams import open_gzip, open_regular, open_regular_fd
+from evalreg.io.streams import check_memory, open_gzip, open_regular, open_regular_fd
 
 Kind = Literal["json", "jsonl", "yaml"]
 STDIN = "-"
@@ -180,13 +181,24 @@ def read_range(path: str, start: int, end: int) -> Iterator[bytes]:
     Raises:
         OSError: the file cannot be opened or read.
     """
-    with _open_at(path, start, end) as stream:
-        left = end - start
-        for line in stream:
-            yield line
-            left -= len(line)
-            if left <= 0:
-                return
+    yield from io.BytesIO(read_bytes(path, start, end))
+
+
+def read_bytes(path: str, start: int, end: int) -> bytes:
+    """Return the bytes `[start, end)` of a plain file or URL (fsspec's block reading).
+
+    A URL is asked for that range alone, and no more of it is read whatever the server sends.
+
+    Raises:
+        OSError: the file cannot be opened or read, or holds fewer bytes than that.
+    """
+    from fsspec.utils import read_block  # on ranges only: fsspec takes a while to import
+
+    with _open_ranges(path, max(end - start, 1)) as stream:
+        data: bytes = read_block(stream, start, end - start)
+    if len(data) != end - start:
+        raise OSError(f"asked for bytes {start:,}..{end:,}, got {len(data):,} bytes")
+    return data
 
 
 class RangeItems:
@@ -272,32 +284,44 @@ def read_range_blocks(path: str, start: int, end: int) -> Iterator[Block]:
     Raises:
         OSError: the file cannot be opened or read.
     """
-    with _open_at(path, start, end) as stream:
-        yield from read_blocks(stream, end - start)
+    yield from read_blocks(io.BytesIO(read_bytes(path, start, end)))
 
 
-def _open_at(path: str, start: int, end: int) -> IO[bytes]:
-    """Open a plain file (or a URL's bytes `[start, end)`) at byte `start`."""
+def count_lines(path: str, start: int, end: int) -> int:
+    """Return the number of lines of the bytes `[start, end)` of a plain file (0 if unreadable).
+
+    For a range whose records were not read (its worker died), so that those after it keep the
+    line numbers of the file.
+    """
+    try:
+        return sum(len(block.lines) for block in read_range_blocks(path, start, end))
+    except (OSError, EOFError):
+        return 0
+
+
+def _open_ranges(path: str, block: int = remote.PROBE_BYTES) -> IO[bytes]:
+    """Open a plain file, or a URL read by ranges of at most `block` bytes, for seeking."""
     if remote.is_url(path):
-        return io.BytesIO(remote.read_url_range(path, start, end))
-    stream = open_regular(path, buffering=STREAM_BUFFER)
-    stream.seek(start)
-    return stream
+        return remote.open_ranges(path, block)
+    return open_regular(path, buffering=min(block, STREAM_BUFFER))
 
 
 def line_ranges(path: str, size: int, chunk: int) -> list[tuple[int, int]]:
     """Split the first `size` bytes of a file into ranges of about `chunk` bytes at line ends.
 
+    Each boundary is the start of the first line after a multiple of `chunk` (fsspec's
+    `seek_delimiter`); a URL is read `remote.PROBE_BYTES` at a time from there.
+
     Raises:
         OSError: the file cannot be opened or read.
     """
-    if remote.is_url(path):
-        return remote.line_ranges(path, size, chunk)
+    from fsspec.utils import seek_delimiter
+
     bounds = [0]
-    with open_regular(path) as stream:
+    with _open_ranges(path) as stream:
         while bounds[-1] + chunk < size:
             stream.seek(bounds[-1] + chunk)
-            stream.readline()
+            seek_delimiter(stream, b"\n", remote.PROBE_BYTES)
             position = stream.tell()
             if position >= size:
                 break
@@ -318,14 +342,27 @@ def read_whole(path: str) -> bytes:
     try:
         size = os.fstat(fd).st_size
         data = os.read(fd, size + 1)
-        if len(data) <= size:
-            return data  # a short read of a regular file: the end
+        if len(data) == size:
+            return data  # the whole file in one read
+        # Less (one read returns at most about 2 GiB), or more (the file grew): read to the end.
         parts = [data]
-        while chunk := os.read(fd, 1 << 20):
+        while chunk := os.read(fd, max(size - len(data), 1 << 20)):
             parts.append(chunk)
         return b"".join(parts)
     finally:
         os.close(fd)
+
+
+def out_of_memory(path: str) -> str:
+    """Return the error of a file that took more memory than there is, naming its size."""
+    try:
+        size = remote.size(path) if remote.is_url(path) else os.stat(path).st_size
+    except (OSError, MissingExtraError):
+        return "out of memory reading it"
+    return (
+        f"out of memory reading it ({size:,} bytes; a document read whole takes several times "
+        "its size): give evalreg more memory, or split the file"
+    )
 
 
 def read_json(data: bytes, path: str) -> Iterator[Item]:
@@ -333,6 +370,7 @@ def read_json(data: bytes, path: str) -> Iterator[Item]:
     if not data.strip():
         yield empty_file(path)
         return
+    check_memory(len(data))
     try:
         yield Item(path, None, record=loads(data))
     except DecodeError as err:
@@ -408,6 +446,24 @@ def read_items_from_bytes(data: bytes, path: str, kind: Kind | None) -> Iterator
         yield from read_json(data, path)
 
 
+def read_document(stream: IO[bytes], path: str) -> bytes:
+    """Return the rest of a stream; from a URL, at most `MAX_DOCUMENT_BYTES` of it.
+
+    Raises:
+        InputError: a URL's document is larger than that.
+    """
+    if not remote.is_url(path):
+        return stream.read()
+    limit = streams.MAX_DOCUMENT_BYTES
+    known = getattr(getattr(stream, "raw", None), "size", None)
+    if isinstance(known, int) and known > limit:  # refused before its bytes are read
+        raise streams.too_large(limit)
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise streams.too_large(limit)
+    return data
+
+
 def read_items(path: str, kind: Kind | None = None) -> Iterator[Item]:
     """Yield the records of one file (`-`: standard input), failures included as items."""
     kind = kind or file_kind(path)
@@ -420,9 +476,11 @@ def read_items(path: str, kind: Kind | None = None) -> Iterator[Item]:
         if kind == "jsonl":
             yield from read_jsonl(stream, path)
         else:
-            yield from read_items_from_bytes(stream.read(), path, kind)
+            yield from read_items_from_bytes(read_document(stream, path), path, kind)
     except (OSError, EOFError) as err:
         yield cannot_read(path, err)
+    except MemoryError:
+        yield Item(path, None, error=out_of_memory(path))
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()

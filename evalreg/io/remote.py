@@ -3,22 +3,25 @@
 Local paths never come here: readers open them directly. A URL is read as a stream, whole, or by
 byte range, listed the way a local folder is walked (sorted, hidden names skipped), and written
 whole: the bytes are gathered in a local temporary file and then sent as one object, so a reader
-sees the old object or the new one, never part of one. Errors of the transport become `OSError`,
-as for local files; a protocol whose package is not installed is a `MissingExtraError` naming the
-extra that installs it.
+sees the old object or the new one, never part of one. Every read is bounded: at most
+`streams.MAX_URL_BYTES` from one URL streamed and `streams.MAX_DOCUMENT_BYTES` of a document read
+whole (a larger one is an `InputError` saying so), a range no further than its end. HTTP(S)
+goes through `evalreg.io.http`, which bounds time, redirects and folder pages too. Errors of the
+transport become `OSError`, as for local files; a protocol whose package is not installed is a
+`MissingExtraError` naming the extra that installs it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
-import itertools
 import re
 from collections.abc import Iterator
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from evalreg.errors import MissingExtraError
-from evalreg.io.streams import GzipReader
+from evalreg.io import streams
+from evalreg.io.streams import GzipReader, too_large
 
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]+://")
 EXTRAS: dict[str, str] = {
@@ -27,16 +30,12 @@ EXTRAS: dict[str, str] = {
     "gs": "gs",
     "gcs": "gs",
     "hf": "hf",
-    "http": "http",
-    "https": "http",
 }
 """The extra of evalreg that installs each protocol's package (`pip install 'evalreg[s3]'`)."""
 SPOOL_BYTES = 8 << 20
 """An object being written is kept in memory up to this size, then in a local temporary file."""
 PROBE_BYTES = 1 << 16
 """How much is read at a time when looking for the end of a line in a remote file."""
-HTTP_TIMEOUT = 60.0
-"""Seconds an HTTP server may take to accept a connection, and between two reads of an answer."""
 _SIZES_KEPT = 100_000
 """File sizes remembered from listings (a remote size otherwise costs a request)."""
 _sizes: dict[str, int] = {}
@@ -70,12 +69,16 @@ def filesystem(url: str) -> tuple[Any, str]:
             the protocol is unknown.
     """
     scheme = protocol(url)
+    if scheme in ("http", "https"):
+        from evalreg.io.http import HTTPFileSystem  # bounded: see its module
+
+        return HTTPFileSystem(), url
     try:
         from fsspec.core import url_to_fs
     except ImportError as err:  # pragma: no cover - fsspec is a dependency
         raise MissingExtraError(scheme, "remote") from err
     try:
-        fs, path = url_to_fs(url, **_options(scheme))
+        fs, path = url_to_fs(url)
     except ImportError as err:
         raise MissingExtraError(scheme, EXTRAS.get(scheme)) from err
     except ValueError as err:
@@ -85,26 +88,21 @@ def filesystem(url: str) -> tuple[Any, str]:
     return fs, str(path)
 
 
-def _options(scheme: str) -> dict[str, Any]:
-    """Return the options of a protocol's file system: for HTTP, timeouts (none by default)."""
-    if scheme not in ("http", "https"):
-        return {}
-    import aiohttp  # the http extra; fsspec names it if it is missing
-
-    timeout = aiohttp.ClientTimeout(sock_connect=HTTP_TIMEOUT, sock_read=HTTP_TIMEOUT)
-    return {"client_kwargs": {"timeout": timeout}}
-
-
 def _streaming(fs: Any) -> bool:
-    return "http" in fs.protocol if isinstance(fs.protocol, tuple) else fs.protocol == "http"
+    return bool(getattr(fs, "streams", False))
 
 
 class _Guarded(io.RawIOBase):
     """A remote file read through `read`, its transport's errors raised as `OSError`."""
 
-    def __init__(self, url: str, stream: Any) -> None:
+    def __init__(self, url: str, stream: Any, limit: int | None = None) -> None:
         self.url = url
         self._stream = stream
+        self._read = 0
+        self._limit = streams.MAX_URL_BYTES if limit is None else limit
+        known = getattr(stream, "size", None)
+        self.size: int | None = known if isinstance(known, int) else None
+        """The length the store or server gives, if it does."""
 
     def readable(self) -> bool:
         return True
@@ -113,6 +111,9 @@ class _Guarded(io.RawIOBase):
         view = memoryview(buffer).cast("B")
         data = _call(self.url, self._stream.read, len(view))
         view[: len(data)] = data
+        self._read += len(data)
+        if self._read > self._limit:
+            raise too_large(self._limit)
         return len(data)
 
     def close(self) -> None:
@@ -150,29 +151,75 @@ def open_url(url: str) -> IO[bytes]:
     return stream
 
 
-def read_url(url: str) -> bytes:
-    """Return the bytes of the object at a URL (not decompressed).
+def read_url(url: str, limit: int | None = None) -> bytes:
+    """Return the bytes of the object at a URL (not decompressed), at most `limit`.
+
+    An object the store or server says is larger is refused before its bytes are read.
 
     Raises:
+        InputError: it is larger than `limit` (default: `streams.MAX_DOCUMENT_BYTES`).
         OSError: it cannot be read.
         MissingExtraError: its protocol's package is not installed.
     """
+    limit = streams.MAX_DOCUMENT_BYTES if limit is None else limit
     fs, path = filesystem(url)
-    data: bytes = _call(url, fs.cat_file, path)
-    return data
+    options = {"block_size": 0} if _streaming(fs) else {}
+    raw = _call(url, fs.open, path, "rb", **options)
+    with contextlib.closing(_Guarded(url, raw, limit)) as stream:
+        known = getattr(raw, "size", None)
+        if isinstance(known, int) and known > limit:
+            raise too_large(limit)
+        parts = []
+        while data := stream.read(1 << 20):
+            parts.append(data)
+    return b"".join(parts)
 
 
-def read_url_range(url: str, start: int, end: int) -> bytes:
-    """Return the bytes `[start, end)` of the object at a URL.
+def open_ranges(url: str, block: int = PROBE_BYTES) -> IO[bytes]:
+    """Open a URL for reading by byte range: each read of `block` bytes at most asks for them
+    alone (fsspec's block reading, with no read-ahead), and reads no further.
 
     Raises:
-        OSError: they cannot be read (a server without range requests, among others).
+        OSError: it cannot be opened.
+        MissingExtraError: its protocol's package is not installed.
     """
     fs, path = filesystem(url)
-    data: bytes = _call(url, fs.cat_file, path, start, end)
-    if len(data) != end - start:
-        raise OSError(f"asked for bytes {start}..{end}, got {len(data)} bytes")
-    return data
+    raw = _call(url, fs.open, path, "rb", block_size=block, cache_type="none")
+    return cast(IO[bytes], _Ranges(url, raw))
+
+
+class _Ranges(io.RawIOBase):
+    """A remote file read by range (`open_ranges`), its transport's errors raised as `OSError`."""
+
+    def __init__(self, url: str, raw: Any) -> None:
+        self.url = url
+        self._raw = raw
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        return int(_call(self.url, self._raw.seek, offset, whence))
+
+    def tell(self) -> int:
+        return int(self._raw.tell())
+
+    def read(self, size: int = -1) -> bytes:
+        data: bytes = _call(self.url, self._raw.read, size)
+        return data
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self._raw.close()
+        super().close()
 
 
 def size(url: str) -> int:
@@ -189,31 +236,6 @@ def size(url: str) -> int:
     if found is None:
         raise OSError(f"{url}: the server does not tell the size")
     return int(found)
-
-
-def line_ranges(url: str, total: int, chunk: int) -> list[tuple[int, int]]:
-    """Split the first `total` bytes of a remote file into ranges of about `chunk` at line ends.
-
-    Raises:
-        OSError: the file cannot be read by range.
-    """
-    bounds = [0]
-    while bounds[-1] + chunk < total:
-        position = bounds[-1] + chunk
-        while True:  # the line end at or after `position`
-            probe = read_url_range(url, position, min(position + PROBE_BYTES, total))
-            found = probe.find(b"\n")
-            if found >= 0:
-                position += found + 1
-                break
-            position += len(probe)
-            if position >= total:
-                break
-        if position >= total:
-            break
-        bounds.append(position)
-    bounds.append(total)
-    return list(itertools.pairwise(bounds))
 
 
 def list_files(url: str) -> list[str] | None:

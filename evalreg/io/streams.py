@@ -25,6 +25,12 @@ GZIP_RATIO_FREE = 16 << 20
 MAX_GZIP_BYTES = 16 << 30
 """Gzip data may decompress to at most this many bytes (16 GiB)."""
 
+MAX_URL_BYTES = MAX_GZIP_BYTES
+"""The most bytes read from one URL as a stream (16 GiB), as from a local gzip file."""
+MAX_DOCUMENT_BYTES = 2 << 30
+"""The most bytes of a document read whole from one URL (2 GiB): a JSON or YAML document is held
+in memory with its records, several times its size."""
+
 _IN_CHUNK = 1 << 16
 _OUT_CHUNK = 1 << 20
 _BINARY = getattr(os, "O_BINARY", 0)
@@ -189,3 +195,66 @@ def open_gzip(path: str | os.PathLike[str], buffering: int = io.DEFAULT_BUFFER_S
     raw = open_regular(path, buffering=0)
     size = os.fstat(raw.fileno()).st_size
     return io.BufferedReader(GzipReader(raw, size), buffer_size=buffering)
+
+
+DOCUMENT_MEMORY = 2
+"""A document read whole needs this many times its size in free memory, beyond its bytes, to be
+decoded: less, and it is reported out of memory before decoding starts (a decoder that runs out
+of memory half way may crash the process rather than raise `MemoryError`)."""
+_CHECKED_FROM = 64 << 20
+"""Documents smaller than this (64 MiB) are decoded without looking at the memory left."""
+
+
+def memory_left() -> int | None:
+    """Return how many bytes this process may still allocate, as far as it can tell (None: no
+    limit found): the least of its address-space limit, its cgroup's limit, and the memory the
+    system has available."""
+    found: list[int] = []
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft != resource.RLIM_INFINITY:
+            with open("/proc/self/statm") as statm:
+                size = int(statm.read().split()[0]) * resource.getpagesize()
+            found.append(soft - size)
+    except (ImportError, OSError, ValueError):
+        pass
+    try:
+        with open("/proc/self/cgroup") as groups:
+            group = next(line.split(":", 2)[2].strip() for line in groups if line[:3] == "0::")
+        base = f"/sys/fs/cgroup{group.rstrip('/')}"
+        with open(f"{base}/memory.max") as limit, open(f"{base}/memory.current") as used:
+            most = limit.read().strip()
+            if most != "max":
+                found.append(int(most) - int(used.read()))
+    except (OSError, ValueError, StopIteration, IndexError):
+        pass
+    try:
+        with open("/proc/meminfo") as info:
+            for line in info:
+                if line.startswith("MemAvailable:"):
+                    found.append(int(line.split()[1]) * 1024)
+                    break
+    except (OSError, ValueError, IndexError):
+        pass
+    return min(found) if found else None
+
+
+def check_memory(size: int) -> None:
+    """Refuse to decode a document of `size` bytes that the memory left cannot hold.
+
+    Raises:
+        MemoryError: less than `DOCUMENT_MEMORY` times `size` bytes are left.
+    """
+    if size < _CHECKED_FROM:
+        return
+    left = memory_left()
+    if left is not None and left < DOCUMENT_MEMORY * size:
+        raise MemoryError(f"{size:,} bytes to decode, {max(left, 0):,} bytes of memory left")
+
+
+def too_large(limit: int) -> InputError:
+    """Return the error of a URL's body longer than `limit` bytes."""
+    message = f"larger than {limit:,} bytes, the most evalreg reads from one URL"
+    return InputError(message, errno.EFBIG)

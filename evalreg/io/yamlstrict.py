@@ -126,3 +126,53 @@ def describe(err: yaml.YAMLError) -> str:
         context = f"{err.context}: " if err.context else ""
         return f"{context}{err.problem}{where}"
     return " ".join(str(err).split())
+
+
+# -- where a value is --------------------------------------------------------------------------
+
+_NULL = "tag:yaml.org,2002:null"
+
+
+def documents(data: bytes) -> list[Any]:
+    """Return the composed nodes of a YAML file's documents, as `read_yaml` yields records
+    (empty documents left out), for `locate`.
+
+    Raises:
+        yaml.YAMLError, UnicodeDecodeError: the file is not valid YAML (then it was not read).
+    """
+    loader: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    nodes = yaml.compose_all(data.decode("utf-8"), Loader=loader)
+    return [n for n in nodes if n is not None and not (_scalar(n) and n.tag == _NULL)]
+
+
+def _entries(node: Any) -> list[tuple[Any, Any]]:
+    """Return the key and value nodes of a mapping, merged mappings (`<<`) after its own."""
+    own = [(k, v) for k, v in node.value if k.tag != _MERGE]
+    for key, value in node.value:
+        if key.tag == _MERGE:
+            merged = value.value if isinstance(value, yaml.SequenceNode) else [value]
+            own += [e for m in merged if isinstance(m, yaml.MappingNode) for e in _entries(m)]
+    return own
+
+
+def locate(root: Any, tokens: list[str]) -> tuple[int, int]:
+    """Return the line and column (from 1) of the value a JSON pointer's `tokens` reach in a
+    composed document: the key of a mapping's entry, the item of a sequence; as far as the
+    document goes (a missing property: the mapping that lacks it)."""
+    node, mark = root, root.start_mark
+    for token in tokens:
+        if isinstance(node, yaml.MappingNode):
+            found = next(
+                ((k, v) for k, v in _entries(node) if _scalar(k) and k.value == token), None
+            )
+            if found is None:
+                break
+            mark, node = found[0].start_mark, found[1]
+        elif (
+            isinstance(node, yaml.SequenceNode) and token.isdigit() and int(token) < len(node.value)
+        ):
+            node = node.value[int(token)]
+            mark = node.start_mark
+        else:
+            break
+    return mark.line + 1, mark.column + 1

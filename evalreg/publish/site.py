@@ -2,7 +2,9 @@
 
 `publish` writes, under an output directory, one file per family and version whose `$id` is
 its published URL (`<base>/<family>/<version>.schema.json`), with every `$ref` to another
-registry schema rewritten to that schema's published URL; a `latest.schema.json` and a
+registry schema rewritten to that schema's published URL; beside it its Arrow schema
+(`<version>.arrow.json`) and the Hugging Face dataset-card `features` block that loads its
+exported Parquet files (`<version>.features.yaml`); a `latest.schema.json` and a
 `CHANGELOG.md` per family; a `catalog.json` in the JSON Schema Store catalog format; and an
 `index.html` with no scripts. The same registry always gives byte-identical output.
 
@@ -23,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urldefrag, urljoin, urlsplit
 
 from evalreg.defaults import DEFAULT_BASE_URL
-from evalreg.errors import PublishError, RegistryError
+from evalreg.errors import PublishError, RegistryError, TableError
 from evalreg.publish.docs import docs_page, render_docs
 from evalreg.publish.pages import (
     CHANGES_PAGE,
@@ -248,11 +250,15 @@ def _diffs(registry: Registry, family: str, versions: Sequence[str]) -> list[Sch
 
 
 def _changelog(
-    family: str, versions: Sequence[str], diffs: Sequence[SchemaDiff], notes: Mapping[str, Any]
+    family: str,
+    versions: Sequence[str],
+    diffs: Sequence[SchemaDiff],
+    notes: Mapping[str, Any],
+    steps: Mapping[str, str],
 ) -> str:
     from evalreg.diff import changelog_markdown
 
-    text = changelog_markdown(family, diffs, notes)
+    text = changelog_markdown(family, diffs, notes, steps)
     first = "".join(f"\n*{note}*\n" for note in notes.get(versions[0], ()))
     return text + f"\n## {versions[0]}\n\nFirst published version.\n{first}"
 
@@ -284,6 +290,7 @@ def publish(
             is not a folder, or a documentation page cannot be made.
         RegistryError: a file cannot be written.
     """
+    from evalreg.publish.upstream.describe import step_accounts
     from evalreg.registry.lock import amendment_notes
     from evalreg.registry.lock import drafts as draft_entries
 
@@ -299,7 +306,7 @@ def publish(
     contents: dict[str, str] = {}
     documents: dict[str, Any] = {}
     published: list[PublishedFamily] = []
-    pages: list[tuple[PublishedFamily, list[SchemaDiff], Mapping[str, Any]]] = []
+    pages: list[tuple[PublishedFamily, list[SchemaDiff], Mapping[str, Any], Mapping[str, str]]] = []
     for family in names:
         versions = tuple(v for v in registry.versions(family) if (family, v) not in skipped)
         if not versions:
@@ -307,16 +314,23 @@ def publish(
         manifest = registry.manifest(family)
         diffs = _diffs(registry, family, versions)
         notes = amendment_notes(registry, family)
+        tables: dict[str, tuple[str, str]] = {}
         for version in versions:
             entry = registry.entry(family, version)
             document = _published_document(entry, urls[entry.id], urls)
             documents[urls[entry.id]] = document
             contents[f"{family}/{version}.schema.json"] = _dump(document)
+            made = _table_files(registry, family, version)
+            if made is not None:
+                arrow_name, features_name = table_names(family, version)
+                contents[arrow_name], contents[features_name] = made
+                tables[version] = (arrow_name, features_name)
         latest_doc = _published_document(
             registry.entry(family, versions[-1]), published_url(base, family, LATEST_NAME), urls
         )
         contents[f"{family}/{LATEST_NAME}.schema.json"] = _dump(latest_doc)
-        contents[f"{family}/CHANGELOG.md"] = _changelog(family, versions, diffs, notes)
+        steps = step_accounts(registry, family, versions)
+        contents[f"{family}/CHANGELOG.md"] = _changelog(family, versions, diffs, notes, steps)
         item = PublishedFamily(
             family,
             manifest.title,
@@ -328,11 +342,14 @@ def publish(
             {d.new_label: (len(d.changes), len(d.breaking)) for d in diffs},
             frozenset(v for v in versions if (family, v) in unreleased),
             {v: docs_page(family, v) for v in versions} if docs else {},
+            tables,
         )
         published.append(item)
-        pages.append((item, diffs, notes))
-    for done, its_diffs, its_notes in pages:
-        contents[f"{done.family}/{CHANGES_PAGE}"] = changes_html(done, its_diffs, its_notes)
+        pages.append((item, diffs, notes, steps))
+    for done, its_diffs, its_notes, its_steps in pages:
+        contents[f"{done.family}/{CHANGES_PAGE}"] = changes_html(
+            done, its_diffs, its_notes, its_steps
+        )
     contents["catalog.json"] = _dump(_catalog(published, base))
     contents["index.html"] = index_html(published, base)
     written, kept = _write_site(out, previous, contents, documents, published if docs else [])
@@ -438,6 +455,24 @@ def _write_site(
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return tuple(out / name for name in names), tuple(out / name for name in others)
+
+
+def table_names(family: str, version: str) -> tuple[str, str]:
+    """Return where a version's Arrow schema and Hugging Face features go, in the site."""
+    return f"{family}/{version}.arrow.json", f"{family}/{version}.features.yaml"
+
+
+def _table_files(registry: Registry, family: str, version: str) -> tuple[str, str] | None:
+    """Return a version's Arrow schema (JSON) and dataset-card `features` block (YAML), or
+    None for a schema that cannot be a table (its records are not objects with properties)."""
+    from evalreg.tables.features import features_yaml, schema_json
+    from evalreg.tables.mapping import layout
+
+    try:
+        found = layout(registry, family, version)
+    except TableError:
+        return None
+    return _dump(schema_json(found)), features_yaml(found)
 
 
 def _rules(registry: Registry, family: str) -> tuple[PublishedRule, ...]:

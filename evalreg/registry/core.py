@@ -7,6 +7,7 @@ validation and migration on top (`evalreg.Registry`).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 SCHEMA_SUFFIX = ".schema.json"
 LATEST = "latest"
 _T = TypeVar("_T")
+_B = TypeVar("_B", bound="BaseRegistry")
 
 
 def builtin_directory() -> Path:
@@ -47,6 +49,27 @@ def builtin_directory() -> Path:
         if (candidate / "registry").is_dir() and (candidate / "schemas").is_dir():
             return candidate
     raise RegistryError(str(package), "the built-in registry directory is missing from the install")
+
+
+def installed_package() -> Path:
+    """Return the folder of the evalreg package itself (site-packages/evalreg once installed)."""
+    return Path(__file__).resolve().parents[1]
+
+
+def refuse_installed(directory: Path, what: str) -> None:
+    """Refuse to write into the registry directory that ships inside the installed package.
+
+    A source checkout's registry directory (beside the package, not in it) is writable.
+
+    Raises:
+        RegistryError: `directory` is inside the installed evalreg package.
+    """
+    if directory.resolve().is_relative_to(installed_package()):
+        raise RegistryError(
+            str(directory),
+            f"is the registry directory installed with evalreg, which {what} never writes "
+            "into; give your own with --registry DIR (paths=[DIR] in the library)",
+        )
 
 
 def default_id(family: str, version: str) -> str:
@@ -81,8 +104,17 @@ class BaseRegistry:
         schemas: Mapping[str, Mapping[str, SchemaEntry]],
         step_files: Mapping[str, Sequence[Path]],
         rule_files: Mapping[str, Sequence[Path]] | None = None,
+        released: Mapping[str, Iterable[str]] | None = None,
+        *,
+        drafts: bool = False,
     ) -> None:
         self.directories = tuple(directories)
+        # None: every version counts as released (a registry built without lock files).
+        self._released = (
+            None if released is None else {f: frozenset(v) for f, v in released.items()}
+        )
+        self.drafts = drafts
+        """Whether "latest" and detection's preferences include draft versions."""
         self._manifests = dict(manifests)
         self._schemas = {f: dict(v) for f, v in schemas.items()}
         self._versions = {f: sort_versions(v) for f, v in schemas.items()}
@@ -134,14 +166,51 @@ class BaseRegistry:
         self.manifest(family)
         return self._versions.get(family, ())
 
+    def is_draft(self, family: str, version: str) -> bool:
+        """Return whether a version (as the registry spells it) is not recorded in a lock file."""
+        if self._released is None:
+            return False
+        return version not in self._released.get(family, frozenset())
+
+    def preferred_versions(self, family: str) -> tuple[str, ...]:
+        """Return the versions "latest" and detection choose from, oldest first.
+
+        These are the released versions, unless the registry includes drafts (`drafts=True`)
+        or the family has no released version at all (a family still being written, whose
+        directory has no lock entry for it): then every version.
+
+        Raises:
+            UnknownFamilyError: no such family.
+        """
+        versions = self.versions(family)
+        if self.drafts:
+            return versions
+        released = tuple(v for v in versions if not self.is_draft(family, v))
+        return released or versions
+
+    def with_drafts(self: _B, drafts: bool = True) -> _B:
+        """Return this registry with draft versions counted (or not) as "latest".
+
+        The copy shares everything loaded and derived with this one.
+        """
+        if drafts == self.drafts:
+            return self
+        other = copy.copy(self)
+        other.drafts = drafts
+        return other
+
     def latest(self, family: str) -> str:
-        """Return a family's newest version.
+        """Return a family's newest released version (newest of all with `drafts`).
+
+        A version not recorded in its directory's `registry.lock` is a draft: it is never
+        "latest" unless the registry was loaded with `drafts=True` (or the family has no
+        released version yet).
 
         Raises:
             UnknownFamilyError: no such family.
             UnknownVersionError: the family has no schema at all.
         """
-        versions = self.versions(family)
+        versions = self.preferred_versions(family)
         if not versions:
             raise UnknownVersionError(family, LATEST, ())
         return versions[-1]

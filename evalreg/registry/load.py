@@ -23,7 +23,7 @@ from evalreg.registry.core import (
     builtin_directory,
     default_id,
 )
-from evalreg.registry.lock import verify_lock
+from evalreg.registry.lock import entry_directory, read_lock, verify_lock
 from evalreg.registry.manifest import FamilyManifest, load_manifest
 from evalreg.registry.versions import MAX_FILE_VERSION_LENGTH, is_file_version, match_version
 
@@ -94,7 +94,7 @@ def _load_schemas(
             if not trusted:
                 from evalreg.registry.schemawalk import check_document
 
-                check_document(document, str(path), document["$id"], probe=True)
+                check_document(document, str(path), document["$id"])
             yield SchemaEntry(family, version, path, document["$id"], document)
 
 
@@ -120,19 +120,35 @@ def _modules(
     return found
 
 
+def _released(
+    directories: Iterable[Path], schemas: Mapping[str, Mapping[str, SchemaEntry]]
+) -> dict[str, set[str]]:
+    """Return the versions of each family that their directory's lock file records."""
+    locks = {directory: read_lock(directory) for directory in directories}
+    released: dict[str, set[str]] = {}
+    for family, versions in schemas.items():
+        for version, entry in versions.items():
+            lock = locks.get(entry_directory(entry))
+            if lock is not None and lock.digest(family, version) is not None:
+                released.setdefault(family, set()).add(version)
+    return released
+
+
 def load_directories(
     paths: Iterable[str | os.PathLike[str]] | None,
     cls: type[_R],
     *,
     builtin: bool = True,
     verify: bool = True,
+    drafts: bool = False,
 ) -> _R:
     """Load the built-in registry directory, those in `EVALREG_PATH`, and `paths` as a `cls`.
 
     With `verify` (the default), every released schema is checked against the digest in its
-    directory's `registry.lock`. The schemas and patterns of every directory but the built-in
-    one are checked as they load (`schemawalk.check_document`, `patterns.safe_pattern`), and
-    their references must resolve.
+    directory's `registry.lock`; with `drafts`, "latest" includes draft versions. Every manifest
+    pattern is compiled by RE2 as it loads (`patterns.safe_pattern`). The schemas of every
+    directory but the built-in one are checked as they load (`schemawalk.check_document`: their
+    patterns too), and their references must resolve.
 
     Raises:
         RegistryError: a directory is missing or malformed, or two directories define one family.
@@ -142,7 +158,7 @@ def load_directories(
     """
     directories = registry_paths(paths) if builtin else [Path(p).resolve() for p in paths or ()]
     # The built-in directory ships with evalreg and the test suite (`evalreg check`) checks it
-    # whole: its patterns and schemas are not analysed at every start. Every other is user input.
+    # whole: its schemas are not walked at every start. Every other is user input.
     shipped = builtin_directory().resolve()
     manifests: dict[str, FamilyManifest] = {}
     for directory in directories:
@@ -151,7 +167,7 @@ def load_directories(
                 str(directory), "not a registry directory (it has no registry/ folder)"
             )
         for path in sorted((directory / "registry").glob("*.yaml")):
-            manifest = load_manifest(path, trusted=directory == shipped)
+            manifest = load_manifest(path)
             if manifest.name in manifests:
                 raise RegistryError(
                     str(path),
@@ -183,7 +199,15 @@ def load_directories(
 
     step_files = _modules(directories, "migrations", manifests)
     rule_files = _modules(directories, "rules", manifests)
-    registry = cls(directories, manifests, schemas, step_files, rule_files)
+    registry = cls(
+        directories,
+        manifests,
+        schemas,
+        step_files,
+        rule_files,
+        _released(directories, schemas),
+        drafts=drafts,
+    )
     for entry in untrusted:
         registry.check_refs(entry.family, entry.version)
     if verify:

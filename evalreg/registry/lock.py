@@ -4,7 +4,7 @@ Each registry directory may hold a `registry.lock`: a JSON object mapping every 
 family and version to the SHA-256 digest of the schema file's canonical JSON
 (`{"eee.aggregate": {"0.2.0": "sha256:..."}}`). A schema listed there is released and must
 never change again; a schema not listed is a draft. A new version starts as a draft copy of the
-latest one (`new_version`) and is frozen by `release`.
+latest one (`drafting.new_version`) and is frozen by `release`.
 
 The one exception is deliberate and recorded: a registry that mirrors an upstream format may
 correct a transcription error in a released schema with `amend`, which appends the old digest,
@@ -17,18 +17,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from evalreg.errors import IntegrityError, InvalidVersionError, RegistryError
-from evalreg.io.pointer import split
-from evalreg.registry.core import SCHEMA_SUFFIX, BaseRegistry, SchemaEntry, default_id
-from evalreg.registry.versions import is_file_version, match_version, parse_version
+from evalreg.errors import IntegrityError, RegistryError
+from evalreg.registry.core import BaseRegistry, SchemaEntry, refuse_installed
+from evalreg.registry.versions import match_version, parse_version
 
 LOCK_NAME = "registry.lock"
 DIGEST_PREFIX = "sha256:"
@@ -157,14 +154,10 @@ class Lock:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    """Replace `path` with `text` atomically; a new file gets the mode any editor's would."""
+    from evalreg.io.writers import write_atomic  # only when a lock is written
+
+    write_atomic(path, text.encode("utf-8"))
 
 
 def read_lock(directory: Path) -> Lock:
@@ -355,18 +348,6 @@ def drafts(registry: BaseRegistry, families: Iterable[str] | None = None) -> lis
 
 
 @dataclass(frozen=True)
-class NewVersion:
-    """The files `new_version` created, and the edits it made to the copied schema."""
-
-    family: str
-    source: str
-    version: str
-    schema_path: Path
-    step_path: Path
-    edits: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
 class Release:
     """A released version: where its digest was recorded."""
 
@@ -376,115 +357,6 @@ class Release:
     lock_path: Path
     already: bool = False
     """True when the version was already released with the same digest."""
-
-
-_STEP_TEMPLATE = '''\
-"""TODO: say in one line what changes from {source} to {target}.
-
-TODO: describe what changed between the versions and how each fact of a {source} record is
-carried to {target}. Report values with no place in {target} with ctx.kept or ctx.lose.
-"""
-
-from __future__ import annotations
-
-from typing import Any
-
-from evalreg import StepContext
-
-FROM = "{source}"
-TO = "{target}"
-
-
-def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
-    """Return `record` at {target}. Must not mutate `record` (copy what you change)."""
-    return dict(record)
-'''
-
-
-def _marker_edits(
-    registry: BaseRegistry, family: str, document: dict[str, Any], old: str, new: str
-) -> list[str]:
-    """Move `const`/`enum` values of the version markers from `old` to `new`, in place."""
-    edits: list[str] = []
-    for marker in registry.manifest(family).markers:
-        before, after = marker.render(old), marker.render(new)
-        if before is None or after is None:
-            continue
-        node: Any = document
-        place = ""
-        for token in split(marker.pointer):
-            properties = node.get("properties") if isinstance(node, dict) else None
-            node = properties.get(token) if isinstance(properties, dict) else None
-            place += f"/properties/{token}"
-        if not isinstance(node, dict):
-            continue
-        if node.get("const") == before:
-            node["const"] = after
-            edits.append(f"{place}/const: {before!r} -> {after!r}")
-        if isinstance(node.get("enum"), list) and before in node["enum"]:
-            node["enum"] = [after if value == before else value for value in node["enum"]]
-            edits.append(f"{place}/enum: {before!r} -> {after!r}")
-    return edits
-
-
-def new_version(registry: BaseRegistry, family: str, version: str) -> NewVersion:
-    """Start a new draft version: copy the latest schema, and add an empty step to fill in.
-
-    The copy keeps the latest document; a `$id` naming the old version is moved to the new
-    one (any other `$id` becomes the registry's default id, since two versions cannot share
-    one), and version markers pinned with `const` or `enum` are updated.
-
-    Raises:
-        UnknownFamilyError: no such family.
-        InvalidVersionError: `version` is not a version number.
-        RegistryError: the family has no version yet, `version` is not newer than the latest,
-            or a file to create already exists.
-    """
-    manifest = registry.manifest(family)
-    versions = registry.versions(family)
-    if not versions:
-        raise RegistryError(
-            manifest.path,
-            f"{family} has no schema yet; write schemas/{family}/<version>{SCHEMA_SUFFIX} first",
-        )
-    latest = registry.entry(family, versions[-1])
-    if not is_file_version(version):
-        raise InvalidVersionError(version, "new-version")  # it names the new files
-    if parse_version(version) <= parse_version(latest.version):
-        raise RegistryError(
-            str(latest.path.parent),
-            f"{version} is not newer than {family}'s latest version {latest.version}; "
-            "a new version goes after the latest",
-        )
-    directory = entry_directory(latest)
-    schema_path = latest.path.parent / f"{version}{SCHEMA_SUFFIX}"
-    step_path = directory / "migrations" / family / f"{latest.version}_to_{version}.py"
-    for path in (schema_path, step_path):
-        if path.exists():
-            raise RegistryError(str(path), "already exists; remove it or pick another version")
-    try:
-        document = json.loads(latest.path.read_bytes())
-    except (OSError, ValueError) as err:
-        raise RegistryError(str(latest.path), f"cannot read schema: {err}") from err
-    edits: list[str] = []
-    old_id = document.get("$id")
-    if isinstance(old_id, str):
-        new_id = (
-            old_id.replace(latest.version, version)
-            if latest.version in old_id
-            else default_id(family, version)
-        )
-        document["$id"] = new_id
-        edits.append(f"$id: {old_id} -> {new_id}")
-    edits += _marker_edits(registry, family, document, latest.version, version)
-    step = _STEP_TEMPLATE.format(source=latest.version, target=version)
-    try:
-        step_path.parent.mkdir(parents=True, exist_ok=True)
-        _write_atomic(schema_path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
-        _write_atomic(step_path, step)
-    except OSError as err:
-        raise RegistryError(str(err.filename or directory), f"cannot write: {err}") from err
-    return NewVersion(family, latest.version, version, schema_path, step_path, tuple(edits))
 
 
 def release(registry: BaseRegistry, family: str, version: str) -> Release:
@@ -504,6 +376,7 @@ def release(registry: BaseRegistry, family: str, version: str) -> Release:
     recorded = lock.digest(family, entry.version)
     if recorded == value:
         return Release(family, entry.version, value, lock.path, already=True)
+    refuse_installed(directory, "release")
     if recorded is not None:
         raise IntegrityError(
             str(entry.path),
@@ -532,6 +405,7 @@ def amend(
     """
     entry = registry.entry(family, version)
     directory = entry_directory(entry)
+    refuse_installed(directory, "amend")
     lock = read_lock(directory)
     recorded = lock.digest(family, entry.version)
     if recorded is None:

@@ -255,13 +255,13 @@ def _fingerprint(data: Any, where: str, key: str) -> Fingerprint:
     )
 
 
-def _marker(data: Any, where: str, trusted: bool) -> Marker:
+def _marker(data: Any, where: str) -> Marker:
     if not isinstance(data, dict) or not isinstance(data.get("pointer"), str):
         raise RegistryError(where, "every marker needs a `pointer`")
     _pointers(data["pointer"], where, "markers.pointer")
     pattern = None
     if data.get("pattern") is not None:
-        pattern = safe_pattern(data["pattern"], where, "marker pattern", trusted=trusted)
+        pattern = safe_pattern(data["pattern"], where, "marker pattern")
         if "version" not in pattern.groupindex:
             raise RegistryError(where, "a marker pattern needs a named group (?P<version>...)")
     when = data.get("when", "always")
@@ -278,8 +278,8 @@ def _marker(data: Any, where: str, trusted: bool) -> Marker:
     )
 
 
-def parse_manifest(data: Any, where: str, *, trusted: bool = False) -> FamilyManifest:
-    """Build a manifest from parsed YAML (`trusted`: see `safe_pattern`).
+def parse_manifest(data: Any, where: str) -> FamilyManifest:
+    """Build a manifest from parsed YAML.
 
     Raises:
         RegistryError: a field is missing or malformed.
@@ -321,12 +321,12 @@ def parse_manifest(data: Any, where: str, *, trusted: bool = False) -> FamilyMan
         description=str(data.get("description", "")).strip(),
         kind=data["kind"],
         files=_strings(data.get("files"), where, "files"),
-        markers=tuple(_marker(m, where, trusted) for m in markers),
+        markers=tuple(_marker(m, where) for m in markers),
         structure=_fingerprint(data.get("structure"), where, "structure"),
         version_structure=version_structure,
         options={k: v for k, v in data.items() if k not in known},
         path=where,
-        rules=parse_rules(data.get("rules"), data["name"], where, trusted=trusted),
+        rules=parse_rules(data.get("rules"), data["name"], where),
     )
 
 
@@ -363,8 +363,8 @@ def _yaml_problem(err: yaml.YAMLError) -> str:
     return " ".join(str(err).split())
 
 
-def load_manifest(path: Path, *, trusted: bool = False) -> FamilyManifest:
-    """Load one manifest file (`trusted`: its patterns are not analysed, see `safe_pattern`).
+def load_manifest(path: Path) -> FamilyManifest:
+    """Load one manifest file.
 
     Raises:
         RegistryError: the file cannot be read, is larger than `MAX_MANIFEST_BYTES`, is not
@@ -391,7 +391,7 @@ def load_manifest(path: Path, *, trusted: bool = False) -> FamilyManifest:
         raise RegistryError(str(path), f"cannot read manifest: {_yaml_problem(err)}") from err
     except RecursionError as err:
         raise RegistryError(str(path), "cannot read manifest: nested too deeply") from err
-    manifest = parse_manifest(data, str(path), trusted=trusted)
+    manifest = parse_manifest(data, str(path))
     if path.stem != manifest.name:
         raise RegistryError(
             str(path), f"manifest file name must be {manifest.name}.yaml (its `name`)"

@@ -224,12 +224,12 @@ def _operand(value: Any, where: str) -> Operand:
     return Operand("value", value)
 
 
-def condition(data: Any, where: str, *, trusted: bool = False) -> Condition:
-    """Parse one condition (`trusted`: its pattern is not analysed, see `safe_pattern`).
+def condition(data: Any, where: str) -> Condition:
+    """Parse one condition.
 
     Raises:
         RegistryError: not a mapping with one known operator and well-formed operands, or a
-            regular expression that may take too long to match.
+            regular expression RE2 cannot compile (see `safe_pattern`).
     """
     if not isinstance(data, dict) or len(data) != 1:
         raise RegistryError(
@@ -253,25 +253,25 @@ def condition(data: Any, where: str, *, trusted: bool = False) -> Condition:
     if op == "matches":
         if not isinstance(args, list) or len(args) != 2 or not isinstance(args[1], str):
             raise RegistryError(here, "takes an operand and a regular expression")
-        pattern = safe_pattern(args[1], here, "pattern", trusted=trusted)
+        pattern = safe_pattern(args[1], here, "pattern")
         return Condition(op, (_operand(args[0], here),), pattern=pattern)
     if op == "any":
         if not isinstance(args, list) or not args:
             raise RegistryError(here, "takes a list of conditions")
-        return Condition(op, conditions=tuple(condition(c, here, trusted=trusted) for c in args))
+        return Condition(op, conditions=tuple(condition(c, here) for c in args))
     if op == "not":
-        return Condition(op, conditions=(condition(args, here, trusted=trusted),))
+        return Condition(op, conditions=(condition(args, here),))
     raise RegistryError(where, f"unknown condition {op!r} (known: {', '.join(OPERATORS)})")
 
 
-def _conditions(data: Any, where: str, trusted: bool) -> tuple[Condition, ...]:
+def _conditions(data: Any, where: str) -> tuple[Condition, ...]:
     if data is None:
         return ()
     if isinstance(data, dict):
         data = [data]
     if not isinstance(data, list):
         raise RegistryError(where, "must be a list of conditions")
-    return tuple(condition(item, where, trusted=trusted) for item in data)
+    return tuple(condition(item, where) for item in data)
 
 
 def _groups(conditions: Sequence[Condition]) -> set[str]:
@@ -282,7 +282,7 @@ def _groups(conditions: Sequence[Condition]) -> set[str]:
     return found
 
 
-def parse_rule(data: Any, family: str, where: str, *, trusted: bool = False) -> RuleSpec:
+def parse_rule(data: Any, family: str, where: str) -> RuleSpec:
     """Parse one declarative rule of a manifest's `rules` list.
 
     Raises:
@@ -308,9 +308,9 @@ def parse_rule(data: Any, family: str, where: str, *, trusted: bool = False) -> 
     if data.get("path") is not None:
         if kind != "file":
             raise RegistryError(here, "path needs scope: file")
-        path = safe_pattern(data["path"], here, "path", trusted=trusted)
-    when = _conditions(data.get("when"), f"{here}: when", trusted)
-    require = _conditions(data.get("require"), f"{here}: require", trusted)
+        path = safe_pattern(data["path"], here, "path")
+    when = _conditions(data.get("when"), f"{here}: when")
+    require = _conditions(data.get("require"), f"{here}: require")
     if not require and path is None:
         raise RegistryError(here, "needs require (conditions) or, with scope: file, a path")
     named = set() if path is None else set(path.groupindex)
@@ -332,9 +332,7 @@ def parse_rule(data: Any, family: str, where: str, *, trusted: bool = False) -> 
     )
 
 
-def parse_rules(
-    data: Any, family: str, where: str, *, trusted: bool = False
-) -> tuple[RuleSpec, ...]:
+def parse_rules(data: Any, family: str, where: str) -> tuple[RuleSpec, ...]:
     """Parse a manifest's `rules` list, refusing an id used twice.
 
     Raises:
@@ -344,7 +342,7 @@ def parse_rules(
         return ()
     if not isinstance(data, list):
         raise RegistryError(where, "rules must be a list")
-    rules = tuple(parse_rule(item, family, where, trusted=trusted) for item in data)
+    rules = tuple(parse_rule(item, family, where) for item in data)
     seen: set[str] = set()
     for rule in rules:
         if rule.id in seen:

@@ -6,8 +6,9 @@ JSON Schema does not define are data, never searched for references. `check_docu
 with one line naming the file and the JSON pointer, what evalreg cannot use safely: an unknown
 `$schema` dialect, a `$ref` or `$dynamicRef` that is not a string, a subschema that is not an
 object or a boolean, nesting deeper than `MAX_SCHEMA_DEPTH`, and a `pattern` (or a
-`patternProperties` name) that may take too long to match (`jsonschema` matches them with
-Python's `re` when it explains an invalid record).
+`patternProperties` name) that RE2 cannot compile: one that needs a backtracking engine
+(lookaround, a backreference) or is longer than 1,000 characters. evalreg matches the others in
+linear time (`evalreg.regex`), and so does jsonschema-rs, whose regex engine RE2's syntax fits.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from typing import Any
 from urllib.parse import urljoin
 
 from evalreg.errors import RegistryError
-from evalreg.io.pointer import to_pointer
-from evalreg.registry.patterns import shown, unsafe_reason
+from evalreg.io.pointer import split, to_pointer
+from evalreg.registry.patterns import refusal, shown
 
 MAX_SCHEMA_DEPTH = 200
 """The deepest nesting of objects and arrays a schema document may have."""
@@ -167,21 +168,18 @@ def _shown(value: Any) -> str:
     return shown(value) if isinstance(value, str) else shown(repr(value))
 
 
-def check_document(document: Any, path: str, base: str, *, probe: bool = False) -> list[Ref]:
+def check_document(document: Any, path: str, base: str) -> list[Ref]:
     """Check a schema document and return its references.
 
-    Its patterns are checked for nested quantifiers, and with `probe` also timed (see
-    `evalreg.registry.patterns.unsafe_reason`).
-
     Raises:
-        RegistryError: see `walk`; or a pattern that may take too long to match.
+        RegistryError: see `walk`; or a pattern RE2 cannot compile (`evalreg.regex.refusal`).
     """
     refs: list[Ref] = []
     for kind, item in walk(document, path, base):
         if isinstance(item, Ref):
             refs.append(item)
         elif kind == "pattern" and isinstance(item, SchemaPattern):
-            reason = unsafe_reason(item.pattern, probe)
+            reason = refusal(item.pattern)
             if reason is not None:
                 raise RegistryError(
                     path, f"{item.pointer}: pattern {shown(item.pattern)} is refused: {reason}"
@@ -192,3 +190,80 @@ def check_document(document: Any, path: str, base: str, *, probe: bool = False) 
 def patterns(document: Any, path: str, base: str) -> list[SchemaPattern]:
     """Return every regular expression of a schema document (see `walk` for what it raises)."""
     return [item for _, item in walk(document, path, base) if isinstance(item, SchemaPattern)]
+
+
+def schema_at(schema: Mapping[str, Any], pattern: str) -> dict[str, Any] | None:
+    """Return the subschema of `schema` that governs the values at `pattern`, refs included.
+
+    The subschema comes with the `definitions` / `$defs` of `schema`, so its local `$ref`s
+    still resolve. None where the way is not plain: a `$ref` that leaves the document, or a
+    combinator (`allOf`, `anyOf`, `oneOf`, `if`/`then`/`else`, `not`) on the way whose branches
+    say something of the next step (so the step's own declaration is not all that governs it).
+    """
+    node: Any = schema
+    for token in split(pattern):
+        node = _local(schema, node)
+        if not isinstance(node, Mapping) or _branches_mention(schema, node, token):
+            return None
+        properties = node.get("properties")
+        if isinstance(properties, Mapping) and token in properties:
+            node = properties[token]
+        elif token == "*" and isinstance(node.get("items"), Mapping):
+            node = node["items"]
+        elif token == "*" and isinstance(node.get("additionalProperties"), Mapping):
+            node = node["additionalProperties"]
+        else:
+            return None
+    node = _local(schema, node)
+    if not isinstance(node, Mapping):
+        return None
+    found = dict(node)
+    for keyword in ("definitions", "$defs"):
+        if keyword in schema and keyword not in found:
+            found[keyword] = schema[keyword]
+    return found
+
+
+_COMBINATORS = ("allOf", "anyOf", "oneOf", "if", "then", "else", "not")
+_MEMBER_KEYWORDS = ("patternProperties", "additionalProperties", "items", "dependentSchemas")
+
+
+def _branches_mention(
+    schema: Mapping[str, Any], node: Mapping[str, Any], token: str, depth: int = 0
+) -> bool:
+    """Tell whether a combinator of `node` constrains its member (or item) `token`."""
+    if depth > 16:
+        return True  # nested past reading: say it may
+    branches: list[Any] = []
+    for keyword in _COMBINATORS:
+        value = node.get(keyword)
+        branches += value if isinstance(value, list) else [value] if value is not None else []
+    for branch in branches:
+        branch = _local(schema, branch)
+        if not isinstance(branch, Mapping):
+            if branch is None or branch is False:
+                return True  # a branch we cannot read, or that refuses everything
+            continue
+        properties = branch.get("properties")
+        if isinstance(properties, Mapping) and (token in properties or token == "*"):
+            return True
+        if any(key in branch for key in _MEMBER_KEYWORDS) or _branches_mention(
+            schema, branch, token, depth + 1
+        ):
+            return True
+    return False
+
+
+def _local(schema: Mapping[str, Any], node: Any) -> Any:
+    """Follow a local `$ref` (`#/...`) from `node`, a few times at most; None if it leaves."""
+    for _ in range(16):
+        if not isinstance(node, Mapping) or "$ref" not in node:
+            return node
+        ref = node["$ref"]
+        if not isinstance(ref, str) or not ref.startswith("#"):
+            return None
+        target: Any = schema
+        for token in split(ref[1:]):
+            target = target.get(token) if isinstance(target, Mapping) else None
+        node = target
+    return None

@@ -71,3 +71,29 @@ def is_file_version(text: str) -> bool:
         and ".." not in text
         and is_version(text)
     )
+
+
+VERSION_IN_TEXT = re.compile(r"(?<![\w.])\d+(?:\.\d+){0,3}(?![\w.])|(?<=_)\d+(?:\.\d+){1,3}$")
+"""A version number standing in a text (`0.2.1`, `instance_level_eval_0.2.1`, `v2`: not)."""
+
+_LEVELS = {"major": 0, "minor": 1, "patch": 2}
+
+
+def bump(version: str, level: str) -> str:
+    """Return the next version after `version` at `level` (major, minor or patch).
+
+    A version of three parts keeps three (`0.3.0` at patch is `0.3.1`); a shorter one gets as
+    many as the level needs (`4` at minor is `4.1`, `2.1` at major `3`).
+
+    Raises:
+        InvalidVersionError: `version` is not a version.
+        ValueError: `level` is not major, minor or patch.
+    """
+    index = _LEVELS[level]
+    parts = list(parse_version(version).release)
+    length = len(parts)
+    parts += [0] * (index + 1 - len(parts))
+    parts[index] += 1
+    parts[index + 1 :] = [0] * (len(parts) - index - 1)
+    keep = length if length >= 3 else index + 1
+    return ".".join(str(p) for p in parts[:keep])

@@ -31,7 +31,10 @@ PARAMS = ()
 _JUDGE = "llm_judge"
 
 
-def _case(case: Any, where: str, evaluators: list[dict[str, Any]] | None) -> Any:
+def _case(
+    case: Any, where: str, to: str, evaluators: list[dict[str, Any]] | None, ctx: StepContext
+) -> Any:
+    """Return one era-1 case (at `where`; at `to` in the output) as a v2 case."""
     if not isinstance(case, dict):
         return clone(case)
     out: dict[str, Any] = {}
@@ -49,10 +52,18 @@ def _case(case: Any, where: str, evaluators: list[dict[str, Any]] | None) -> Any
             )
         out["input_messages"] = clone(inputs)
         out["expected_messages"] = [clone(expected)]
+        for index in range(len(inputs)):
+            ctx.moved(f"{where}/messages/{index}", f"{to}/input_messages/{index}")
+        if not inputs:
+            ctx.added(f"{to}/input_messages", [], "derived", "the conversation has one turn")
+        last = f"{where}/messages/{len(inputs)}"
+        ctx.moved(last, f"{to}/expected_messages/0", "the expected turn")
     if evaluators is not None:
         execution = out.setdefault("execution", {})
         if isinstance(execution, dict):
             execution["evaluators"] = clone(evaluators)
+            place = f"{to}/execution/evaluators"
+            ctx.added(place, execution["evaluators"], "derived", "the grader", source="/grader")
     return out
 
 
@@ -63,7 +74,7 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
         grader = record["grader"]
         if grader == _JUDGE:
             evaluators = [{"name": _JUDGE, "type": _JUDGE}]
-            ctx.moved("/grader", "/evalcases/*/execution/evaluators")
+            ctx.dropped("/grader", "it is now the llm_judge evaluator of every case")
         else:
             ctx.lose("/grader", f"v2 has no file-level grader and no {grader!r} evaluator type")
     out: dict[str, Any] = {}
@@ -71,8 +82,10 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
         if key == "grader":
             continue
         if key == "testcases" and isinstance(value, list):
+            ctx.renamed("/testcases", "/evalcases")
             out["evalcases"] = [
-                _case(case, f"/testcases/{index}", evaluators) for index, case in enumerate(value)
+                _case(case, f"/testcases/{i}", f"/evalcases/{i}", evaluators, ctx)
+                for i, case in enumerate(value)
             ]
         else:
             out[key] = clone(value)

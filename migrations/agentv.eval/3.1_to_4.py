@@ -16,7 +16,7 @@ The suite-level `input` of era 3.1, shared by every test, has no counterpart: pr
 `default_test.metadata.input` and reported as kept. A test's `note` and `dataset`, which era 4
 tests do not have, are kept in its `metadata` the same way. Where `default_test` is a file
 reference, the suite checks stay the suite-level `assert` and the suite input stays `input`,
-both of which era 4 reads. `$schema: agentv-eval-v3.1` is kept and relabelled `agentv-eval-v4`;
+both of which era 4 reads. `$schema` is kept as it is (AgentV's own label, `agentv-eval-v2`);
 none is added. Criteria, expected outputs, ids and metadata are carried unchanged.
 
 Downgrade: the moves back (one provider becomes `target`, several `execution.targets`). Lost,
@@ -35,19 +35,20 @@ from typing import Any
 
 from evalreg import StepContext
 from evalreg.errors import MigrationError
-from evalreg.stepkit import clone, rename_key, rename_key_each
+from evalreg.stepkit import at, clone, rename_key, rename_key_each
 
 FROM = "3.1"
 TO = "4"
 PARAMS = ()
 
 DEFAULT_PROMPTS = ["{{ input }}"]
+_NONE = object()  # a key that is not there
 _VARS = ("input", "input_files")
 _KEPT_TEST = ("note", "dataset", "experiment")
 
 
 def _providers(record: dict[str, Any], ctx: StepContext) -> list[Any]:
-    """Return the file's targets as providers, in order and without repeats.
+    """Return the file's targets as providers, in order and without repeats, each reported.
 
     An empty target names no provider (era 4 requires a non-empty name): it is lost, only
     with allow-loss, rather than carried as an empty provider.
@@ -55,19 +56,31 @@ def _providers(record: dict[str, Any], ctx: StepContext) -> list[Any]:
     found: list[Any] = []
     execution = record.get("execution")
     execution = execution if isinstance(execution, dict) else {}
-    targets = execution.get("targets")
-    named = [("/target", record.get("target")), ("/execution/target", execution.get("target"))]
+    named = [("/target", record.get("target", _NONE))]
+    named.append(("/execution/target", execution.get("target", _NONE)))
+    targets = execution.get("targets", _NONE)
     if isinstance(targets, list):
         named += [(f"/execution/targets/{i}", target) for i, target in enumerate(targets)]
+        if not targets:
+            ctx.dropped("/execution/targets", "an empty list names no provider")
+    elif targets is not _NONE:
+        ctx.lose("/execution/targets", "era 3.1 lists targets; this is no list")
     for pointer, target in named:
+        if target is _NONE:
+            continue
         if target == "":
             ctx.lose(pointer, "an empty target names no provider; era 4 has no empty provider")
-        elif target is not None and target not in found:
+        elif target is None:
+            ctx.dropped(pointer, "null names no provider")
+        elif target in found:
+            ctx.dropped(pointer, "the same provider is listed already")
+        else:
+            ctx.moved(pointer, f"/providers/{len(found)}")
             found.append(clone(target))
     return found
 
 
-def _test(test: Any, where: str, ctx: StepContext) -> Any:
+def _test(test: Any, where: str, to: str, ctx: StepContext) -> Any:
     if not isinstance(test, dict):
         return clone(test)
     out: dict[str, Any] = {}
@@ -75,24 +88,30 @@ def _test(test: Any, where: str, ctx: StepContext) -> Any:
     variables: dict[str, Any] = dict(given) if isinstance(given, dict) else {}
     kept: dict[str, Any] = {}
     for key, value in test.items():
+        at_key = at(where, key)
         if key in _VARS and isinstance(given, (dict, type(None))):
             if key in variables and variables[key] != value:
                 out[key] = clone(value)  # vars already holds another one; era 4 reads both
+            elif key in variables:
+                ctx.dropped(at_key, f"the same as vars.{key}")
             else:
                 variables[key] = clone(value)
+                ctx.moved(at_key, at(to, "vars", key), "where era 4 reads it")
                 out.setdefault("vars", None)
         elif key == "vars" and isinstance(value, dict):
             out.setdefault("vars", None)
         elif key == "assertions":
-            out["assert"] = rename_key_each(value, "assertions", "assert", nested=True)
+            out["assert"] = _renamed(value, at_key, f"{to}/assert", ctx)
+            ctx.renamed(at_key, f"{to}/assert")
         elif key == "execution":
-            out[key] = rename_key(value, "assertions", "assert", nested=True)
+            out[key] = _renamed(value, at_key, at_key.replace(where, to, 1), ctx, each=False)
         elif key in _KEPT_TEST:
             kept[key] = clone(value)
-            ctx.kept(f"{where}/metadata/{key}", f"era 4 tests have no {key}; kept")
         else:
             out[key] = clone(value)
     if "vars" in out:
+        if given is None and "vars" in test:
+            ctx.dropped(f"{where}/vars", "null; now the object holding the test's input")
         out["vars"] = {k: clone(v) for k, v in variables.items()}
     if kept:
         metadata = out.get("metadata", {})
@@ -100,8 +119,59 @@ def _test(test: Any, where: str, ctx: StepContext) -> Any:
             raise MigrationError(
                 "agentv.eval", f"{FROM} -> {TO}", f"{where}/metadata: it is no object"
             )
-        out["metadata"] = {**metadata, **kept}
+        merged = dict(metadata)
+        for name, value in kept.items():
+            place = at(to, "metadata", name)
+            if name in merged and merged[name] != value:
+                ctx.lose(at(where, name), f"{place} already holds another value")
+            else:
+                merged[name] = value
+                ctx.moved(at(where, name), place, f"era 4 tests have no {name}; kept")
+        out["metadata"] = merged
     return out
+
+
+def _renamed(value: Any, where: str, to: str, ctx: StepContext, *, each: bool = True) -> Any:
+    """Return checks (`each`) or an object with `assertions` renamed `assert`, inner ones too."""
+    rename = rename_key_each if each else rename_key
+    return rename(value, "assertions", "assert", nested=True, ctx=ctx, source=where, target=to)
+
+
+def _default_test(
+    record: dict[str, Any], out: dict[str, Any], referenced: bool, ctx: StepContext
+) -> dict[str, Any] | None:
+    """Return the era-4 default_test: the file's own, with the suite checks and input.
+
+    Where it cannot take them (a file reference, a default_test with checks or an input of
+    its own), the suite checks go to the suite-level `assert` and the input stays `input`,
+    both of which era 4 reads.
+    """
+    own = record.get("default_test")
+    default: dict[str, Any] | None = clone(own) if isinstance(own, dict) else None
+    if referenced:
+        return None  # the suite checks were renamed in place, and the input stays
+    checks = record.get("assertions", _NONE)
+    if checks is not _NONE:
+        if default is not None and "assert" in default:
+            out["assert"] = _renamed(checks, "/assertions", "/assert", ctx)
+            ctx.renamed("/assertions", "/assert")
+        else:
+            default = {} if default is None else default
+            default["assert"] = _renamed(checks, "/assertions", "/default_test/assert", ctx)
+            ctx.moved("/assertions", "/default_test/assert", "which every test gets")
+    if "input" in record:
+        metadata = None if default is None else default.get("metadata", {})
+        if not isinstance(metadata, dict) or "input" in metadata:
+            out["input"] = clone(record["input"])
+        else:
+            default = {} if default is None else default
+            default["metadata"] = {**metadata, "input": clone(record["input"])}
+            ctx.moved(
+                "/input",
+                "/default_test/metadata/input",
+                "era 4 has no suite-level input shared by every test; kept in default_test",
+            )
+    return default
 
 
 def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
@@ -113,46 +183,44 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
     def place_providers() -> None:
         if "prompts" not in record and "prompts" not in out:
             out["prompts"] = list(DEFAULT_PROMPTS)
+            ctx.default("/prompts", out["prompts"], "each test's input, sent as it is")
         if providers and "providers" not in out:
             out["providers"] = providers
-
-    def default_test() -> dict[str, Any]:
-        found = out.setdefault("default_test", {})
-        assert isinstance(found, dict)
-        return found
 
     for key, value in record.items():
         if key == "target":
             place_providers()
         elif key == "execution" and isinstance(value, dict):
-            rest = {k: clone(v) for k, v in value.items() if k not in ("target", "targets")}
+            rest = {k: v for k, v in value.items() if k not in ("target", "targets")}
             if providers:
                 place_providers()
             if rest:
-                out["execution"] = rename_key(rest, "assertions", "assert", nested=True)
-        elif key == "assertions":
-            checks = rename_key_each(value, "assertions", "assert", nested=True)
-            if referenced:
-                out["assert"] = checks
-            else:
-                default_test()["assert"] = checks
-        elif key == "input" and not referenced:
-            default_test().setdefault("metadata", {})["input"] = clone(value)
-            ctx.kept(
-                "/default_test/metadata/input",
-                "era 4 has no suite-level input shared by every test; kept in default_test",
-            )
-        elif key == "default_test" and isinstance(value, dict):
-            out[key] = {**clone(value), **out.get(key, {})}
+                out["execution"] = _renamed(rest, "/execution", "/execution", ctx, each=False)
+            elif not value:
+                ctx.dropped("/execution", "an empty object")
+        elif key in ("assertions", "input", "default_test") and not referenced:
+            out.setdefault("default_test", None)  # filled in below, in this place
+        elif key == "assertions":  # default_test is a file reference: they stay suite checks
+            out["assert"] = _renamed(value, "/assertions", "/assert", ctx)
+            ctx.renamed("/assertions", "/assert")
         elif key in ("tests", "eval_cases"):
             name = "tests" if key == "tests" or "tests" not in record else key
+            if name != key:
+                ctx.renamed(f"/{key}", f"/{name}")
             place_providers()
             if isinstance(value, list):
-                out[name] = [_test(t, f"/{name}/{i}", ctx) for i, t in enumerate(value)]
+                out[name] = [
+                    _test(t, f"/{key}/{i}", f"/{name}/{i}", ctx) for i, t in enumerate(value)
+                ]
             else:
                 out[name] = clone(value)
         else:
             out[key] = clone(value)
+    default = _default_test(record, out, referenced, ctx)
+    if default is not None:
+        out["default_test"] = default
+    elif not referenced:
+        out.pop("default_test", None)
     return out
 
 
@@ -183,13 +251,25 @@ _LATER_TEST = (
 )
 
 
-def _provider(value: Any, where: str, ctx: StepContext) -> Any:
+def _provider(value: Any, where: str, ctx: StepContext) -> tuple[str, str] | None:
+    """Return the name of one provider (at `where`) and where the name is, or None (lost)."""
     if isinstance(value, dict):
-        if set(value) == {"id"}:
-            return value["id"]
-        ctx.lose(where, "era 3.1 names a target; the provider's settings have no place")
-        return value.get("id")
-    return value
+        name = value.get("id")
+        if set(value) != {"id"}:
+            if not isinstance(name, str) or not name:
+                ctx.lose(where, "era 3.1 names a target; this provider has no id")
+                return None
+            for key in value:
+                if key != "id":
+                    ctx.lose(at(where, key), "era 3.1 names a target; settings have no place")
+        if isinstance(name, str) and name:
+            return name, f"{where}/id"
+        ctx.lose(where, "era 3.1 names a target; this provider has no id")
+        return None
+    if isinstance(value, str) and value:
+        return value, where
+    ctx.lose(where, "era 3.1 names a target; this is no name")
+    return None
 
 
 def _down_execution(value: Any, where: str, ctx: StepContext) -> Any:
@@ -198,6 +278,7 @@ def _down_execution(value: Any, where: str, ctx: StepContext) -> Any:
         ctx.lose(where, "era 3.1 takes execution settings as an object")
         return None
     out: dict[str, Any] = {}
+    checks = _Checks(f"{where}/assertions", ctx)
     for key, setting in value.items():
         if key == "target" and not isinstance(setting, str):
             ctx.lose(f"{where}/target", "era 3.1 names the target with a string")
@@ -205,18 +286,64 @@ def _down_execution(value: Any, where: str, ctx: StepContext) -> Any:
             isinstance(setting, list) and all(isinstance(item, str) for item in setting)
         ):
             ctx.lose(f"{where}/targets", "era 3.1 lists the targets by their names")
-        elif key == "assert":
-            out["assertions"] = rename_key_each(setting, "assert", "assertions", nested=True)
+        elif key in ("assert", "assertions"):
+            out.setdefault("assertions", None)
+            checks.add(setting, f"{where}/{key}", key == "assert")
         else:
             out[key] = clone(setting)
+    if "assertions" in out:
+        checks.put(out)
     return out
 
 
-def _checks_down(value: Any) -> Any:
-    return rename_key_each(value, "assert", "assertions", nested=True)
+class _Checks:
+    """The checks of one list of 3.1 `assertions`, gathered from several era-4 places."""
+
+    def __init__(self, to: str, ctx: StepContext) -> None:
+        self.to, self.ctx = to, ctx
+        self.items: list[Any] = []
+        self.here = False
+        """Whether an empty list was already where the checks go (and stays)."""
+
+    def put(self, holder: dict[str, Any]) -> None:
+        """Put the checks at `assertions` in `holder` (which holds a slot for them), or take
+        the slot out when there are none to put."""
+        if self.items or self.here:
+            holder["assertions"] = self.items
+        else:
+            del holder["assertions"]
+
+    def add(self, value: Any, where: str, renamed: bool) -> None:
+        """Add the checks at `where` (`renamed`: written `assert`, inner ones too)."""
+        if not isinstance(value, list):
+            self.ctx.lose(where, "era 3.1 takes a list of checks")
+            return
+        if not value:
+            if where == self.to:
+                self.here = True
+            else:
+                self.ctx.dropped(where, "an empty list")
+        start = len(self.items)
+        for index, item in enumerate(value):
+            target = f"{self.to}/{start + index}"
+            if renamed:
+                item = rename_key(
+                    item,
+                    "assert",
+                    "assertions",
+                    nested=True,
+                    ctx=self.ctx,
+                    source=f"{where}/{index}",
+                    target=target,
+                )
+            else:
+                item = clone(item)
+            self.items.append(item)
+            if f"{where}/{index}" != target:
+                self.ctx.moved(f"{where}/{index}", target)
 
 
-def _down_test(test: Any, where: str, ctx: StepContext) -> Any:
+def _down_test(test: Any, where: str, to: str, ctx: StepContext) -> Any:
     if not isinstance(test, dict):
         return clone(test)
     if "include" in test:
@@ -229,20 +356,25 @@ def _down_test(test: Any, where: str, ctx: StepContext) -> Any:
             "file at era 4",
         )
     out: dict[str, Any] = {}
+    checks = _Checks(f"{to}/assertions", ctx)
     for key, value in test.items():
+        at_key = at(where, key)
         if key == "vars" and isinstance(value, dict):
+            if not value:
+                ctx.dropped(at_key, "an empty object")
             for name, setting in value.items():
                 if name in _VARS and name not in test:
                     out[name] = clone(setting)
+                    ctx.moved(at(at_key, name), at(to, name), "where era 3.1 reads it")
                 else:
-                    ctx.lose(f"{where}/vars/{name}", "era 3.1 has no test variables")
+                    ctx.lose(at(at_key, name), "era 3.1 has no test variables")
         elif key in ("assert", "assertions"):
-            checks = value if key == "assertions" else _checks_down(value)
-            out.setdefault("assertions", []).extend(clone(checks))
+            out.setdefault("assertions", None)
+            checks.add(value, at_key, key == "assert")
         elif key in _LATER_TEST:
-            ctx.lose(f"{where}/{key}", f"era 3.1 tests have no {key}")
+            ctx.lose(at_key, f"era 3.1 tests have no {key}")
         elif key == "execution":
-            execution = _down_execution(value, f"{where}/execution", ctx)
+            execution = _down_execution(value, at_key, ctx)
             if execution is not None:
                 out[key] = execution
         elif key == "metadata" and isinstance(value, dict):
@@ -250,35 +382,43 @@ def _down_test(test: Any, where: str, ctx: StepContext) -> Any:
             for name, kept in value.items():
                 if name in _KEPT_TEST and name not in test:
                     out[name] = clone(kept)
+                    ctx.moved(at(at_key, name), at(to, name), "back to its place")
                 else:
                     rest[name] = clone(kept)
-            if rest:
+            if rest or not value:
                 out[key] = rest
         else:
             out[key] = clone(value)
+    if "assertions" in out:
+        checks.put(out)
     return out
 
 
-def _down_default(value: Any, out: dict[str, Any], ctx: StepContext) -> None:
+def _down_default(value: Any, out: dict[str, Any], checks: _Checks, ctx: StepContext) -> None:
     if not isinstance(value, dict):
         ctx.lose("/default_test", "era 3.1 has no default_test file references")
         return
+    if not value:
+        ctx.dropped("/default_test", "an empty object")
     kept: dict[str, Any] = {}
     for key, setting in value.items():
-        if key == "assert":
-            out.setdefault("assertions", []).extend(_checks_down(setting))
-        elif key == "assertions":
-            out.setdefault("assertions", []).extend(clone(setting))
+        where = f"/default_test/{key}"
+        if key in ("assert", "assertions"):
+            out.setdefault("assertions", None)
+            checks.add(setting, where, key == "assert")
         elif key == "threshold":
             kept[key] = clone(setting)
         elif key == "metadata" and isinstance(setting, dict):
+            if not setting:
+                ctx.dropped(where, "an empty object")
             for name, item in setting.items():
-                if name == "input":
+                if name == "input" and "input" not in out:
                     out["input"] = clone(item)
+                    ctx.moved(f"{where}/input", "/input", "the suite's input, back to its place")
                 else:
-                    ctx.lose(f"/default_test/metadata/{name}", "era 3.1 has no default metadata")
+                    ctx.lose(at(where, name), "era 3.1 has no default metadata")
         else:
-            ctx.lose(f"/default_test/{key}", f"era 3.1 has no default {key}")
+            ctx.lose(at("/default_test", key), f"era 3.1 has no default {key}")
     if kept:
         out["default_test"] = kept
 
@@ -293,39 +433,82 @@ def downgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
             "keep the file at era 4",
         )
     out: dict[str, Any] = {}
+    checks = _Checks("/assertions", ctx)
+    names: list[tuple[str, str]] = []  # each provider's name and where it is
     for key, value in record.items():
+        at_key = at("", key)
         if key == "prompts":
             if value != DEFAULT_PROMPTS:
                 ctx.lose(
                     "/prompts", "era 3.1 sends each test's input as it is; no prompt templates"
                 )
+            else:
+                ctx.dropped("/prompts", "the default: each test's input as it is")
         elif key in ("providers", "targets"):
-            items = value if isinstance(value, list) else [value]
-            names = [_provider(p, f"/{key}/{i}", ctx) for i, p in enumerate(items)]
-            names = [n for n in names if isinstance(n, str) and n]
             if key == "targets" and isinstance(value, str):
                 ctx.lose("/targets", "era 3.1 has no file of targets")
-            elif len(names) == 1 and "target" not in out and "target" not in record:
-                out["target"] = names[0]
-            elif names:
-                execution = out.setdefault("execution", {})
-                execution["targets"] = [*execution.get("targets", []), *names]
+                continue
+            items = value if isinstance(value, list) else [value]
+            places = (
+                [f"/{key}/{i}" for i in range(len(items))] if isinstance(value, list) else [at_key]
+            )
+            for item, place in zip(items, places, strict=True):
+                found = _provider(item, place, ctx)
+                if found is not None:
+                    names.append(found)
+            out.setdefault("\0targets", None)  # where the target goes
         elif key == "default_test":
-            _down_default(value, out, ctx)
+            _down_default(value, out, checks, ctx)
         elif key == "execution":
             execution = _down_execution(value, "/execution", ctx)
             if execution is not None:
-                out["execution"] = {**execution, **out.get("execution", {})}
-        elif key == "assert":
-            out.setdefault("assertions", []).extend(_checks_down(value))
-        elif key == "assertions":
-            out.setdefault("assertions", []).extend(clone(value))
+                out["execution"] = execution
+        elif key in ("assert", "assertions"):
+            out.setdefault("assertions", None)
+            checks.add(value, at_key, key == "assert")
         elif key == "tags" and isinstance(value, dict):
             ctx.lose("/tags", "era 3.1 tags are a list")
         elif key in _LATER_SUITE:
-            ctx.lose(f"/{key}", f"era 3.1 has no {key}")
+            ctx.lose(at_key, f"era 3.1 has no {key}")
         elif key in ("tests", "eval_cases") and isinstance(value, list):
-            out[key] = [_down_test(t, f"/{key}/{i}", ctx) for i, t in enumerate(value)]
+            out[key] = [
+                _down_test(t, f"/{key}/{i}", f"/{key}/{i}", ctx) for i, t in enumerate(value)
+            ]
         else:
             out[key] = clone(value)
+    if "assertions" in out:
+        checks.put(out)
+    _place_targets(out, record, names, ctx)
     return out
+
+
+def _place_targets(
+    out: dict[str, Any], record: dict[str, Any], names: list[tuple[str, str]], ctx: StepContext
+) -> None:
+    """Put the providers' names where era 3.1 reads them: one as `target`, several in
+    `execution.targets` (after its own), at the place of the first provider list."""
+    slot = "\0targets"
+    if len(names) == 1 and "target" not in record:
+        name, place = names[0]
+        _replace(out, slot, "target", name)
+        ctx.moved(place, "/target", "the one provider")
+        return
+    out.pop(slot, None)
+    if not names:
+        return
+    execution = out.setdefault("execution", {})
+    if not isinstance(execution, dict):
+        for _, place in names:
+            ctx.lose(place, "execution is no object, so the providers have no place")
+        return
+    targets = execution.setdefault("targets", [])
+    for name, place in names:
+        ctx.moved(place, f"/execution/targets/{len(targets)}")
+        targets.append(name)
+
+
+def _replace(out: dict[str, Any], slot: str, key: str, value: Any) -> None:
+    """Put `value` at `key` in the place of `slot` in `out` (changed in place)."""
+    items = [(key, value) if k == slot else (k, v) for k, v in out.items()]
+    out.clear()
+    out.update(items)

@@ -40,7 +40,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from evalreg import Param, StepContext
-from evalreg.stepkit import carry, clone, insert_after, to_pointer
+from evalreg.stepkit import at, carry, clone, insert_after, to_pointer
 
 FROM = "0.1.0"
 TO = "0.2.0"
@@ -67,16 +67,32 @@ _TOP_LEVEL = frozenset(
 _NOTES = "notes"
 
 
-def _result_source(source: Any, result: dict[str, Any], dataset_name: Any) -> dict[str, Any]:
-    """Return the 0.2.0 `source_data` of one result from the 0.1.0 top-level value.
+def _result_source(
+    source: Any, result: dict[str, Any], where: str, ctx: StepContext
+) -> dict[str, Any]:
+    """Return the 0.2.0 `source_data` of one result (at `where`) from the 0.1.0 top-level value.
 
     Every result gets its own copy, so no two results of the output share an object.
     """
+    at_source = where + "/source_data"
     if isinstance(source, list):
-        name = dataset_name if dataset_name is not None else result.get("evaluation_name")
-        if not source:
-            return {"source_type": "other", "dataset_name": name}
-        return {"source_type": "url", "url": clone(source), "dataset_name": name}
+        out: dict[str, Any] = {"source_type": "url" if source else "other"}
+        if source:
+            out["url"] = clone(source)
+            ctx.moved("/source_data", at_source + "/url")
+        else:
+            ctx.dropped("/source_data", "an empty list names no URL")
+        ctx.added(at_source + "/source_type", out["source_type"], "derived", "a list of URLs")
+        name = ctx.params.get("dataset_name")
+        if name is not None:
+            ctx.param(at_source + "/dataset_name", "dataset_name", name)
+        else:
+            name = result.get("evaluation_name")
+            ctx.added(at_source + "/dataset_name", name, source=where + "/evaluation_name")
+        out["dataset_name"] = name
+        return out
+    ctx.moved("/source_data", at_source)
+    ctx.added(at_source + "/source_type", "hf_dataset", "derived", "a Hugging Face dataset")
     return {"source_type": "hf_dataset", **clone(source)}
 
 
@@ -98,44 +114,55 @@ def _put(
     carry(details, key, value, ctx, source=src, target=dst, clash=clash)
 
 
-def _generation_config(config: dict[str, Any], where: str, ctx: StepContext) -> dict[str, Any]:
+def _generation_config(
+    config: dict[str, Any], source_at: str, where: str, ctx: StepContext
+) -> dict[str, Any]:
     """Return a 0.2.0 generation_config: free-form keys gathered in additional_details."""
     out: dict[str, Any] = {}
     details_at = where + "/additional_details"
     old_details = config.get("additional_details")
     details: dict[str, Any] = dict(old_details) if isinstance(old_details, dict) else {}
     if "additional_details" in config and not isinstance(old_details, dict):
-        _put(details, _NOTES, old_details, details_at, details_at + to_pointer([_NOTES]), ctx)
+        src = source_at + "/additional_details"
+        _put(details, _NOTES, old_details, src, at(details_at, _NOTES), ctx)
     for key, value in config.items():
         if key == "additional_details":
             continue
         if key == "generation_args" and isinstance(value, dict):
             out[key] = value
             continue
-        _put(details, key, value, where + to_pointer([key]), details_at + to_pointer([key]), ctx)
+        _put(details, key, value, at(source_at, key), at(details_at, key), ctx)
     if details or "additional_details" in config:
         out["additional_details"] = details
     return out
 
 
 def _result(
-    result: dict[str, Any], where: str, source: dict[str, Any] | None, ctx: StepContext
+    result: dict[str, Any],
+    source_at: str,
+    where: str,
+    source: dict[str, Any] | None,
+    ctx: StepContext,
 ) -> dict[str, Any] | None:
-    """Return one result at 0.2.0, with `source` (if any) as its source_data; None if lost."""
+    """Return one result at 0.2.0, with `source` (if any) as its source_data; None if lost.
+
+    `source_at`: where the result is in the input; `where`: in the output.
+    """
     changes: dict[str, Any] = {}
     score_details = result.get("score_details")
     if isinstance(score_details, (int, float)) and not isinstance(score_details, bool):
         changes["score_details"] = {"score": score_details}
-        ctx.moved(where + "/score_details", where + "/score_details/score")
+        ctx.moved(source_at + "/score_details", where + "/score_details/score")
     elif not isinstance(score_details, dict):
         # 0.1.0 did not say score_details is an object, so null, text or a list passed;
         # 0.2.0 needs an object with a numeric score, and there is none to carry.
         kind = type(score_details).__name__
-        ctx.lose(where, f"score_details is {kind}, so the result has no score 0.2.0 can hold")
+        ctx.lose(source_at, f"score_details is {kind}, so the result has no score 0.2.0 can hold")
         return None
     config = result.get("generation_config")
     if isinstance(config, dict):
-        changes["generation_config"] = _generation_config(config, where + "/generation_config", ctx)
+        at_config = (source_at + "/generation_config", where + "/generation_config")
+        changes["generation_config"] = _generation_config(config, *at_config, ctx)
     if "detailed_evaluation_results_url" in result:
         ctx.kept(
             where + "/detailed_evaluation_results_url",
@@ -145,6 +172,14 @@ def _result(
     if source is not None:
         out = insert_after(out, "evaluation_name", "source_data", source)
     return out
+
+
+def _holds_score(result: dict[str, Any]) -> bool:
+    """Return whether a 0.1.0 result has a score_details 0.2.0 can hold (an object, a number)."""
+    score_details = result.get("score_details")
+    return isinstance(score_details, dict) or (
+        isinstance(score_details, (int, float)) and not isinstance(score_details, bool)
+    )
 
 
 def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
@@ -166,13 +201,16 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
     upgraded: list[Any] = []
     for index, result in enumerate(results):
         if isinstance(result, dict):
-            where = f"/evaluation_results/{index}"
+            source_at = f"/evaluation_results/{index}"
+            where = f"/evaluation_results/{len(upgraded)}"  # past the results lost, if any
+            if not _holds_score(result):
+                _result(result, source_at, where, None, ctx)  # reports the loss
+                continue
             value = None
             if has_source and "source_data" not in result:
-                value = _result_source(source, result, ctx.params.get("dataset_name"))
-                ctx.moved("/source_data", where + "/source_data")
+                value = _result_source(source, result, where, ctx)
                 carried = True
-            result = _result(result, where, value, ctx)
+            result = _result(result, source_at, where, value, ctx)
             if result is None:
                 continue
         upgraded.append(result)
@@ -192,15 +230,18 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
             fmt = _format_of(per_samples)
             if fmt is not None:
                 detailed["format"] = fmt
+                ctx.added(
+                    "/detailed_evaluation_results/format", fmt, "derived", "from the file name"
+                )
             detailed["file_path"] = per_samples
             out["detailed_evaluation_results"] = detailed
             ctx.moved(src, "/detailed_evaluation_results/file_path")
         elif isinstance(per_samples, list):
             out["detailed_evaluation_results"] = {"samples": per_samples}
-            ctx.kept(
+            ctx.moved(
+                src,
                 "/detailed_evaluation_results/samples",
-                "0.2.0 has no place for inline per-sample results; kept as an extra field of "
-                "detailed_evaluation_results (moved from " + src + ")",
+                "0.2.0 has no place for inline per-sample results; kept as an extra field",
             )
         else:
             ctx.lose(src, "neither a file path nor a list of samples")

@@ -30,7 +30,7 @@ import re
 from typing import Any
 
 from evalreg import Param, StepContext
-from evalreg.stepkit import carry, clone, to_pointer
+from evalreg.stepkit import at, carry, clone, to_pointer
 
 FROM = "0.2.2"
 TO = "0.2.3"
@@ -39,11 +39,13 @@ PARAMS = (
         "deployment_type",
         help="Deployment of the evaluated model: self_deployed, externally_managed or unknown.",
         default="unknown",
+        placeholder=True,
     ),
     Param(
         "model_availability",
         help="Availability of the evaluated model: open_weights, closed_weights or unknown.",
         default="unknown",
+        placeholder=True,
     ),
     Param(
         "detailed_results_file_path",
@@ -73,8 +75,14 @@ def _choice(ctx: StepContext, name: str) -> str:
     return str(value)
 
 
-def _model_info(model_info: Any, where: str, chosen: dict[str, str], ctx: StepContext) -> None:
-    """Give one model_info the additional_details 0.2.3 requires."""
+def _model_info(
+    model_info: Any, where: str, chosen: dict[str, str] | None, ctx: StepContext
+) -> None:
+    """Give one model_info the additional_details 0.2.3 requires.
+
+    `chosen`: the parameters' values for the evaluated model; None for a judge, which gets the
+    placeholder "unknown".
+    """
     if not isinstance(model_info, dict):
         return
     details = model_info.get("additional_details")
@@ -84,12 +92,17 @@ def _model_info(model_info: Any, where: str, chosen: dict[str, str], ctx: StepCo
     for key, allowed in _ENUMS.items():
         if key in details and details[key] in allowed:
             continue
+        value = "unknown" if chosen is None else chosen[key]
+        place = where + to_pointer(("additional_details", key))
         if key in details:
             ctx.lose(
-                where + to_pointer(("additional_details", key)),
-                f"{details[key]!r} is not one of {', '.join(allowed)}; replaced by {chosen[key]!r}",
+                place, f"{details[key]!r} is not one of {', '.join(allowed)}; replaced by {value!r}"
             )
-        details[key] = chosen[key]
+        details[key] = value
+        if chosen is None:
+            ctx.placeholder(place, value, "0.2.2 records do not say how a judge is deployed")
+        else:
+            ctx.param(place, key, value)
 
 
 def _bound(value: Any) -> Any:
@@ -99,19 +112,22 @@ def _bound(value: Any) -> Any:
     return value
 
 
-def _metric_config(config: Any, chosen: dict[str, str], where: str, ctx: StepContext) -> None:
+def _metric_config(config: Any, where: str, ctx: StepContext) -> None:
     """Bring one metric_config (bounds, judges) to 0.2.3."""
     if not isinstance(config, dict):
         return
     for key in ("min_score", "max_score"):
         if key in config:
-            config[key] = _bound(config[key])
+            value = _bound(config[key])
+            if value is not config[key]:
+                ctx.converted(at(where, key), config[key], value, "how 0.2.3 writes infinity")
+                config[key] = value
     scoring = config.get("llm_scoring")
     judges = scoring.get("judges") if isinstance(scoring, dict) else None
     for index, judge in enumerate(judges if isinstance(judges, list) else []):
         if isinstance(judge, dict):
-            at = where + to_pointer(("llm_scoring", "judges", index, "model_info"))
-            _model_info(judge.get("model_info"), at, chosen, ctx)
+            place = at(where, "llm_scoring", "judges", index, "model_info")
+            _model_info(judge.get("model_info"), place, None, ctx)
 
 
 def _detailed_results(out: dict[str, Any], ctx: StepContext) -> None:
@@ -144,6 +160,7 @@ def _detailed_results(out: dict[str, Any], ctx: StepContext) -> None:
     if problem is None:
         if fmt is None:
             out[_DETAILED[1:]] = {"format": "jsonl", **detailed}
+            ctx.added(_DETAILED + "/format", "jsonl", "derived", "from the file path")
         return
     ctx.lose(
         _DETAILED,
@@ -156,7 +173,8 @@ def _detailed_results(out: dict[str, Any], ctx: StepContext) -> None:
 def _relocate(detailed: dict[str, Any], new_path: str, ctx: StepContext) -> None:
     """Point `detailed` at `new_path`, keeping a different old path and format as details."""
     details = detailed.get("additional_details")
-    if "additional_details" in detailed and not isinstance(details, dict):
+    replaced = "additional_details" in detailed and not isinstance(details, dict)
+    if replaced:
         ctx.lose(_DETAILED + "/additional_details", "0.2.3 requires an object here")
     details = dict(details) if isinstance(details, dict) else {}
     for key, keep_as, new in (
@@ -165,12 +183,20 @@ def _relocate(detailed: dict[str, Any], new_path: str, ctx: StepContext) -> None
     ):
         old = detailed.get(key)
         detailed[key] = new
-        if old is None or old == new:
+        if old == new:
             continue
-        dst = _DETAILED + to_pointer(("additional_details", keep_as))
-        carry(details, keep_as, str(old), ctx, source=_DETAILED + to_pointer([key]), target=dst)
+        if key == "file_path":
+            ctx.param(at(_DETAILED, key), "detailed_results_file_path", new)
+        else:
+            ctx.added(at(_DETAILED, key), new, "derived", "the only format 0.2.3 allows")
+        if old is None:
+            continue
+        dst = at(_DETAILED, "additional_details", keep_as)
+        carry(details, keep_as, str(old), ctx, source=at(_DETAILED, key), target=dst, original=old)
     if details or "additional_details" in detailed:
         detailed["additional_details"] = details
+        if replaced and not details:
+            ctx.added(_DETAILED + "/additional_details", {}, "derived", "in place of the lost one")
 
 
 def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
@@ -179,11 +205,10 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
     out = clone(record)
     out["schema_version"] = TO
     _model_info(out.get("model_info"), "/model_info", chosen, ctx)
-    judge_choice = {name: "unknown" for name in _ENUMS}
     results = out.get("evaluation_results")
     for index, result in enumerate(results if isinstance(results, list) else []):
         if isinstance(result, dict):
             where = to_pointer(("evaluation_results", index, "metric_config"))
-            _metric_config(result.get("metric_config"), judge_choice, where, ctx)
+            _metric_config(result.get("metric_config"), where, ctx)
     _detailed_results(out, ctx)
     return out

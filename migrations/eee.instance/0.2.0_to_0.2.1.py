@@ -32,7 +32,7 @@ from operator import is_
 from typing import Any
 
 from evalreg import StepContext
-from evalreg.stepkit import as_text, carry, to_pointer
+from evalreg.stepkit import as_text, carry, strings_only, to_pointer, to_text
 
 FROM = "0.2.0"
 TO = "0.2.1"
@@ -65,21 +65,19 @@ _PERFORMANCE = frozenset(
 _OLD_LOCATOR = re.compile(r"^interactions(?=$|[\[.])")
 
 
-def _strings(mapping: dict[str, Any]) -> dict[str, Any]:
-    """Return `mapping` with every value as text (`mapping` itself if it holds only text)."""
-    for value in mapping.values():
-        if not isinstance(value, str):
-            return {key: as_text(value) for key, value in mapping.items()}
-    return mapping
-
-
-def _each(items: list[Any], upgrade: Callable[[Any], Any]) -> list[Any]:
-    """Return `items` with `upgrade` applied to each (`items` itself if no item changed)."""
-    upgraded = [upgrade(item) for item in items]
+def _each(
+    items: list[Any],
+    upgrade: Callable[[Any, str, int, StepContext], Any],
+    where: str,
+    ctx: StepContext,
+) -> list[Any]:
+    """Return `items` with `upgrade(item, where, index, ctx)` applied to each (`items` itself if
+    no item changed); the item's pointer is made (`where/index`) only where it changes."""
+    upgraded = [upgrade(item, where, i, ctx) for i, item in enumerate(items)]
     return items if all(map(is_, upgraded, items)) else upgraded
 
 
-def _as_lists(holder: dict[str, Any], *keys: str) -> dict[str, Any]:
+def _as_lists(holder: dict[str, Any], ctx: StepContext, where: str, *keys: str) -> dict[str, Any]:
     """Return `holder` with a string at any of `keys` wrapped in a one-element array."""
     out = holder
     for key in keys:
@@ -87,38 +85,44 @@ def _as_lists(holder: dict[str, Any], *keys: str) -> dict[str, Any]:
             if out is holder:
                 out = dict(holder)
             out[key] = [holder[key]]
+            ctx.converted(f"{where}/{key}", holder[key], out[key], "a list of one")
     return out
 
 
-def _call(call: Any) -> Any:
+def _call(call: Any, where: str, index: int, ctx: StepContext) -> Any:
     """Return one item of `tool_calls` at 0.2.1 (string arguments)."""
     if isinstance(call, dict) and isinstance(call.get("arguments"), dict):
-        arguments = _strings(call["arguments"])
+        arguments = strings_only(call["arguments"], ctx, f"{where}/{index}/arguments")
         if arguments is not call["arguments"]:
             return call | {"arguments": arguments}
     return call
 
 
-def _message(message: Any) -> Any:
+def _message(message: Any, where: str, index: int, ctx: StepContext) -> Any:
     """Return one item of `messages` at 0.2.1 (tool_call_id arrays, string arguments)."""
     if not isinstance(message, dict):
         return message
     out = message
     if isinstance(message.get("tool_call_id"), str):
         out = message | {"tool_call_id": [message["tool_call_id"]]}
+        place = f"{where}/{index}/tool_call_id"
+        ctx.converted(place, message["tool_call_id"], out["tool_call_id"])
     calls = message.get("tool_calls")
     if isinstance(calls, list):
-        upgraded = _each(calls, _call)
+        upgraded = _each(calls, _call, f"{where}/{index}/tool_calls", ctx)
         if upgraded is not calls:
             out = out | {"tool_calls": upgraded}
     return out
 
 
-def _attribution(item: Any) -> Any:
+def _attribution(item: Any, where: str, index: int, ctx: StepContext) -> Any:
     """Return one item of `answer_attribution` with a source that points into `messages`."""
     source = item.get("source") if isinstance(item, dict) else None
     if isinstance(source, str) and _OLD_LOCATOR.match(source):
-        return item | {"source": _OLD_LOCATOR.sub("messages", source)}
+        new = _OLD_LOCATOR.sub("messages", source)
+        place = f"{where}/{index}/source"
+        ctx.converted(place, source, new, "the locator follows the rename")
+        return item | {"source": new}
     return item
 
 
@@ -127,22 +131,25 @@ def _metadata(out: dict[str, Any], ctx: StepContext) -> None:
     extra = [] if out.keys() <= _DECLARED else [key for key in out if key not in _DECLARED]
     metadata = out.get("metadata")
     if isinstance(metadata, dict):
-        out["metadata"] = metadata = _strings(metadata)
+        out["metadata"] = metadata = strings_only(metadata, ctx, "/metadata")
     if not extra:
         return
     if metadata is None:
+        if "metadata" in out:  # null, which 0.2.1 does not allow
+            ctx.dropped("/metadata", "null, to be replaced by the fields moved into it")
         out["metadata"] = metadata = {}
     elif isinstance(metadata, dict):
         # The extras go into it, and it may still be the input's own object.
         out["metadata"] = metadata = dict(metadata)
     for key in extra:
-        value = as_text(out.pop(key))
+        original = out.pop(key)
+        value = as_text(original)
         src, dst = to_pointer([key]), to_pointer(("metadata", key))
         if not isinstance(metadata, dict):
             ctx.lose(src, "0.2.1 allows no such top-level field and metadata is no object")
-        else:
-            clash = f"0.2.1 allows no such top-level field and {dst} holds another value"
-            carry(metadata, key, value, ctx, source=src, target=dst, clash=clash)
+            continue
+        clash = f"0.2.1 allows no such top-level field and {dst} holds another value"
+        carry(metadata, key, value, ctx, source=src, target=dst, clash=clash, original=original)
 
 
 def _performance(performance: Any, ctx: StepContext) -> Any:
@@ -150,9 +157,10 @@ def _performance(performance: Any, ctx: StepContext) -> Any:
     if not isinstance(performance, dict):
         return performance
     details = performance.get("additional_details")
-    text = _strings(details) if isinstance(details, dict) else details
-    if text is not details:
-        performance = performance | {"additional_details": text}
+    if isinstance(details, dict):
+        text = strings_only(details, ctx, "/performance/additional_details")
+        if text is not details:
+            performance = performance | {"additional_details": text}
     if performance.keys() <= _PERFORMANCE:
         return performance
     for key in performance:
@@ -174,23 +182,30 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
     _metadata(out, ctx)
     if "interactions" in out:
         out = _renamed(out)
-        ctx.moved("/interactions", "/messages")
+        ctx.renamed("/interactions", "/messages")
     if isinstance(out.get("messages"), list):
-        out["messages"] = _each(out["messages"], _message)
+        out["messages"] = _each(out["messages"], _message, "/messages", ctx)
     if "evaluation_result_id" in out:
-        out["evaluation_result_id"] = as_text(out["evaluation_result_id"])
+        out["evaluation_result_id"] = to_text(
+            out["evaluation_result_id"], ctx, "/evaluation_result_id"
+        )
     sample_id = out.get("sample_id")
     if isinstance(sample_id, int) and not isinstance(sample_id, bool):
         out["sample_id"] = str(sample_id)
+        ctx.converted("/sample_id", sample_id, out["sample_id"])
     if isinstance(out.get("input"), dict):
-        out["input"] = _as_lists(out["input"], "reference")
+        out["input"] = _as_lists(out["input"], ctx, "/input", "reference")
     if isinstance(out.get("output"), dict):
-        out["output"] = _as_lists(out["output"], "raw", "reasoning_trace")
+        out["output"] = _as_lists(out["output"], ctx, "/output", "raw", "reasoning_trace")
     if isinstance(out.get("answer_attribution"), list):
-        out["answer_attribution"] = _each(out["answer_attribution"], _attribution)
+        out["answer_attribution"] = _each(
+            out["answer_attribution"], _attribution, "/answer_attribution", ctx
+        )
     evaluation = out.get("evaluation")
     if isinstance(evaluation, dict) and isinstance(evaluation.get("score"), bool):
-        out["evaluation"] = evaluation | {"score": 1.0 if evaluation["score"] else 0.0}
+        score = evaluation["score"]
+        out["evaluation"] = evaluation | {"score": 1.0 if score else 0.0}
+        ctx.converted("/evaluation/score", score, out["evaluation"]["score"])
     if "performance" in out:
         out["performance"] = _performance(out["performance"], ctx)
     return out

@@ -26,7 +26,7 @@ from typing import Any
 
 from evalreg import StepContext
 from evalreg.errors import MigrationError
-from evalreg.stepkit import clone
+from evalreg.stepkit import at, clone
 
 FROM = "1.0.0"
 TO = "2.0.0"
@@ -78,16 +78,25 @@ def _up_run(run: Any, where: str, ctx: StepContext) -> dict[str, Any]:
         raise _refuse(direction, f"{where} is not an object")
     out: dict[str, Any] = {}
     result: dict[str, Any] = clone(run["result"]) if isinstance(run.get("result"), dict) else {}
+    if "result" in run and not isinstance(run["result"], dict):
+        ctx.lose(f"{where}/result", "2.0.0 runs hold their figures in a result object")
     for key, value in run.items():
         if key == "config" and "configuration" not in run:
-            ctx.moved(f"{where}/config", f"{where}/configuration")
+            ctx.renamed(f"{where}/config", f"{where}/configuration")
             out["configuration"] = clone(value)
         elif key == "pass_rate" and "pass_rate" not in result:
             ctx.moved(f"{where}/pass_rate", f"{where}/result/pass_rate")
             result["pass_rate"] = clone(value)
         elif key == "summary" and isinstance(value, dict) and "pass_rate" not in result:
-            ctx.moved(f"{where}/summary", f"{where}/result")
-            result.update(clone(value))
+            for name, item in value.items():
+                source = at(f"{where}/summary", name)
+                if name in result and result[name] != item:
+                    ctx.lose(source, f"{where}/result/{name} holds another value")
+                    continue
+                result[name] = clone(item)
+                ctx.moved(source, at(f"{where}/result", name))
+            if not value:
+                ctx.dropped(f"{where}/summary", "an empty object")
         elif key != "result":
             out[key] = clone(value)
     if "configuration" not in out:
@@ -98,13 +107,25 @@ def _up_run(run: Any, where: str, ctx: StepContext) -> dict[str, Any]:
     return out
 
 
-def _blocks(record: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
-    """Return the per-configuration blocks of a file without runs: (pointer, name, block)."""
-    found = [(f"/{k}", k, v) for k, v in record.items() if k in _CONFIGS and isinstance(v, dict)]
+Block = tuple[str, str, dict[str, Any], str | None]
+"""A configuration block: where it is, the configuration's name, the block (without its name
+field) and where that name field is (None: the name is the block's key)."""
+
+
+def _blocks(record: dict[str, Any], ctx: StepContext) -> list[Block]:
+    """Return the per-configuration blocks of a file without runs."""
+    found: list[Block] = [
+        (at("", k), k, v, None) for k, v in record.items() if k in _CONFIGS and isinstance(v, dict)
+    ]
     for key in ("configurations", "configs"):
         listed = record.get(key)
         if isinstance(listed, dict):
-            found += [(f"/{key}/{n}", n, b) for n, b in listed.items() if isinstance(b, dict)]
+            found += [
+                (at(f"/{key}", n), n, b, None) for n, b in listed.items() if isinstance(b, dict)
+            ]
+            for n, b in listed.items():
+                if not isinstance(b, dict):
+                    ctx.lose(at(f"/{key}", n), "a configuration block is an object")
         elif isinstance(listed, list):
             for i, block in enumerate(listed):
                 name = (
@@ -114,9 +135,8 @@ def _blocks(record: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
                 )
                 if name is None or not isinstance(block[name], str):
                     raise _refuse(f"{FROM} -> {TO}", f"/{key}/{i} has no configuration name")
-                found.append(
-                    (f"/{key}/{i}", block[name], {k: v for k, v in block.items() if k != name})
-                )
+                rest = {k: v for k, v in block.items() if k != name}
+                found.append((f"/{key}/{i}", block[name], rest, at(f"/{key}/{i}", name)))
     return found
 
 
@@ -125,19 +145,20 @@ def _pick(item: dict[str, Any], names: tuple[str, ...]) -> str | None:
 
 
 def _runs_of_blocks(
-    blocks: list[tuple[str, str, dict[str, Any]]], ctx: StepContext
+    blocks: list[Block], ctx: StepContext
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Return runs and per-configuration extras made from configuration blocks."""
     direction = f"{FROM} -> {TO}"
     runs: list[dict[str, Any]] = []
     extras: dict[str, Any] = {}
-    for where, config, block in blocks:
+    for where, config, block, named in blocks:
         name = _pick(block, ("evals", "runs"))
         entries = block.get(name) if name else None
         if not isinstance(entries, list):
             raise _refuse(direction, f"{where} has no list of evals or runs")
         for i, entry in enumerate(entries):
             place = f"{where}/{name}/{i}"
+            to = f"/runs/{len(runs)}"
             if not isinstance(entry, dict) or not _number(entry.get("pass_rate")):
                 raise _refuse(direction, f"{place} has no pass rate")
             result: dict[str, Any] = {}
@@ -146,21 +167,35 @@ def _runs_of_blocks(
                 target = _RESULT.get(key)
                 if target is not None and target not in result:
                     result[target] = clone(value)
-                    ctx.moved(f"{place}/{key}", f"/runs/{len(runs)}/result/{target}")
+                    ctx.moved(at(place, key), f"{to}/result/{target}")
                 elif key == "id" and "eval_id" not in entry:
                     run["eval_id"] = clone(value)
-                else:
+                    ctx.moved(f"{place}/id", f"{to}/eval_id")
+                elif key == "configuration":
+                    ctx.lose(f"{place}/configuration", f"the run is under {where}")
+                elif key != "result":
                     run[key] = clone(value)
+                    ctx.moved(at(place, key), at(to, key))
+                else:
+                    ctx.lose(f"{place}/result", "its figures are the entry's own")
             if "eval_id" not in run:
                 raise _refuse(direction, f"{place} has no eval_id")
             run["configuration"] = config
             run["result"] = result
+            if named is None:
+                ctx.added(f"{to}/configuration", config, "derived", f"the block {where}")
+            else:
+                ctx.added(f"{to}/configuration", config, "derived", source=named)
             runs.append(run)
+        if not entries:
+            ctx.dropped(f"{where}/{name}", "an empty list")
         rest = {k: clone(v) for k, v in block.items() if k != name}
         if rest:
-            ctx.kept(where, f"kept in /run_summary/{config}")
             extras[config] = rest
-        ctx.moved(where, f"/runs (configuration {config})")
+            for key in rest:
+                ctx.moved(at(where, key), at("/run_summary", config, key), "kept beside its stats")
+        if named is not None:
+            ctx.dropped(named, "the name is each run's configuration")
     return runs, extras
 
 
@@ -171,23 +206,20 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
         raise _refuse(direction, "/run_summary is already there")
     runs = record.get("runs")
     extras: dict[str, Any] = {}
-    blocks: list[tuple[str, str, dict[str, Any]]] = []
+    blocks: list[Block] = []
     if isinstance(runs, list):
         new_runs = [_up_run(run, f"/runs/{i}", ctx) for i, run in enumerate(runs)]
-    elif "runs" not in record and (blocks := _blocks(record)):
+    elif "runs" not in record and (blocks := _blocks(record, ctx)):
         new_runs, extras = _runs_of_blocks(blocks, ctx)
     else:
         raise _refuse(direction, "the file has no list of runs, nor configuration blocks")
     seen: dict[tuple[str, str], int] = {}
-    numbered = False
-    for run in new_runs:
+    for index, run in enumerate(new_runs):
         key = (repr(run.get("eval_id")), repr(run["configuration"]))
         seen[key] = seen.get(key, 0) + 1
         if "run_number" not in run:
             run["run_number"] = seen[key]
-            numbered = True
-    if numbered:
-        ctx.kept("/runs", "runs without run_number numbered in file order, from 1")
+            ctx.added(f"/runs/{index}/run_number", seen[key], "derived", "numbered in file order")
 
     summaries = record.get("summaries")
     run_summary: dict[str, Any] = {}
@@ -195,11 +227,22 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
         for config, stats in summaries.items():
             if not isinstance(stats, dict) or not _number(stats.get("mean_pass_rate")):
                 raise _refuse(direction, f"/summaries/{config} has no mean_pass_rate")
+            where, to = at("/summaries", config), at("/run_summary", config)
             rate = {"mean": stats["mean_pass_rate"], "stddev": stats.get("stddev", 0)}
+            ctx.moved(f"{where}/mean_pass_rate", f"{to}/pass_rate/mean")
             if "stddev" not in stats:
-                ctx.kept(f"/summaries/{config}", "no stddev: 0 written")
-            rest = {k: clone(v) for k, v in stats.items() if k not in ("mean_pass_rate", "stddev")}
-            ctx.moved(f"/summaries/{config}", f"/run_summary/{config}/pass_rate")
+                ctx.default(f"{to}/pass_rate/stddev", 0, "the file states none")
+            else:
+                ctx.moved(f"{where}/stddev", f"{to}/pass_rate/stddev")
+            rest = {}
+            for k, v in stats.items():
+                if k in ("mean_pass_rate", "stddev"):
+                    continue
+                if k == "pass_rate":
+                    ctx.lose(at(where, k), "the configuration's pass rate is its mean_pass_rate")
+                    continue
+                rest[k] = clone(v)
+                ctx.moved(at(where, k), at(to, k))
             run_summary[config] = {"pass_rate": rate, **rest}
     elif "summaries" in record:
         raise _refuse(direction, "/summaries is not an object")
@@ -211,8 +254,14 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
                 raise _refuse(direction, "a run's configuration or pass rate is not usable")
             rates.setdefault(config, []).append(rate)
         for config, values in rates.items():
-            run_summary[config] = {"pass_rate": _stats(values), **extras.get(config, {})}
-        ctx.kept("/runs", "run_summary computed from the runs' pass rates")
+            stats = _stats(values)
+            more = extras.get(config, {})
+            if "pass_rate" in more:
+                ctx.lose(at("/run_summary", config, "pass_rate"), "the stats computed take it")
+            run_summary[config] = {**more, "pass_rate": stats}
+            ctx.added(
+                at("/run_summary", config, "pass_rate"), stats, "derived", "the runs' pass rates"
+            )
 
     deltas_key = "deltas" if "deltas" in record else "delta"
     deltas = record.get(deltas_key)
@@ -220,17 +269,25 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
         delta: dict[str, Any] = {}
         for key, value in deltas.items():
             name = _DELTAS.get(key, key if deltas_key == "delta" else None)
+            source = at(f"/{deltas_key}", key)
             if name in ("pass_rate", "time_seconds", "tokens") and _number(value):
-                ctx.moved(f"/{deltas_key}/{key}", f"/run_summary/delta/{name}")
+                target = f"/run_summary/delta/{name}"
+                if name in delta:
+                    ctx.lose(source, f"{target} holds another difference")
+                    continue
                 delta[name] = _signed(value)
+                ctx.moved(source, target)
+                ctx.converted(target, value, delta[name], "a signed string")
             elif key in ("pass_rate", "time_seconds", "tokens") and not isinstance(value, str):
                 raise _refuse(direction, f"/{deltas_key}/{key} is not a number")
+            elif key in delta:
+                ctx.lose(source, f"/run_summary/delta/{key} holds another difference")
             else:
-                ctx.kept(f"/{deltas_key}/{key}", "kept in /run_summary/delta")
                 delta[key] = clone(value)
+                ctx.moved(source, at("/run_summary/delta", key))
         run_summary["delta"] = delta
 
-    used = {"summaries"} | {where.split("/")[1] for where, _, _ in blocks}
+    used = {"summaries"} | {where.split("/")[1] for where, _, _, _ in blocks}
     if isinstance(deltas, dict):
         used.add(deltas_key)
     out: dict[str, Any] = {}
@@ -245,10 +302,16 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
         if key in ("skill_name", "timestamp") and "metadata" not in record:
             ctx.moved(f"/{key}", f"/metadata/{key}")
             metadata[key] = clone(value)
-        elif key == "metadata":
-            out[key] = clone(value)
         else:
             out[key] = clone(value)
+    if "metadata" not in record and not metadata:
+        ctx.default("/metadata", {}, "the file states none")
+    if isinstance(summaries, dict) and not summaries:
+        ctx.dropped("/summaries", "an empty object")
+    if isinstance(deltas, dict) and not deltas:
+        ctx.moved(f"/{deltas_key}", "/run_summary/delta", "an empty object")
+    if not run_summary:
+        ctx.added("/run_summary", run_summary, "derived", "no run to sum up")
     out["runs"] = new_runs
     out["run_summary"] = run_summary
     return out
@@ -264,15 +327,21 @@ def _down_run(run: Any, where: str, ctx: StepContext) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in run.items():
         if key == "configuration":
-            ctx.moved(f"{where}/configuration", f"{where}/config")
+            if "config" in run:
+                ctx.lose(f"{where}/configuration", "the run also has config")
+                continue
+            ctx.renamed(f"{where}/configuration", f"{where}/config")
             out["config"] = clone(value)
         elif key == "result":
+            if "pass_rate" in run:
+                ctx.lose(f"{where}/pass_rate", "replaced by the result's pass rate")
             ctx.moved(f"{where}/result/pass_rate", f"{where}/pass_rate")
             out["pass_rate"] = rate
             rest = {k: clone(v) for k, v in value.items() if k != "pass_rate"}
             if rest:
-                ctx.kept(f"{where}/result", "1.0.0 runs have only the pass rate")
                 out["result"] = rest
+        elif key == "pass_rate" and "result" in run:
+            continue
         else:
             out[key] = clone(value)
     if not isinstance(out.get("config"), str) or not out["config"]:
@@ -292,6 +361,7 @@ def downgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
     summaries: dict[str, Any] = {}
     deltas: dict[str, Any] = {}
     for config, stats in run_summary.items():
+        where = at("/run_summary", config)
         if config == "delta" and isinstance(stats, dict):
             for key, value in stats.items():
                 name = next((old for old, new in _DELTAS.items() if new == key), None)
@@ -300,25 +370,40 @@ def downgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
                 except ValueError:
                     number = None
                 if name is not None and number is not None and math.isfinite(number):
-                    ctx.moved(f"/run_summary/delta/{key}", f"/deltas/{name}")
                     deltas[name] = int(number) if number.is_integer() else number
+                    ctx.moved(at(where, key), f"/deltas/{name}")
+                    ctx.converted(f"/deltas/{name}", value, deltas[name], "a number")
+                elif key in deltas:
+                    ctx.lose(at(where, key), f"/deltas/{key} holds another difference")
                 else:
-                    ctx.kept(f"/run_summary/delta/{key}", "kept in /deltas")
                     deltas[key] = clone(value)
+                    ctx.moved(at(where, key), at("/deltas", key))
+            if not stats:
+                ctx.dropped(where, "an empty object")
             continue
         rate = stats.get("pass_rate") if isinstance(stats, dict) else None
         if not isinstance(rate, dict) or not _number(rate.get("mean")):
             raise _refuse(direction, f"/run_summary/{config} has no pass_rate mean")
         if not 0 <= rate["mean"] <= 1:
             raise _refuse(direction, f"/run_summary/{config}/pass_rate/mean is not 0 to 1")
-        ctx.moved(f"/run_summary/{config}/pass_rate", f"/summaries/{config}")
+        to = at("/summaries", config)
         summary: dict[str, Any] = {"mean_pass_rate": rate["mean"]}
+        ctx.moved(f"{where}/pass_rate/mean", f"{to}/mean_pass_rate")
         if "stddev" in rate:
             summary["stddev"] = clone(rate["stddev"])
+            ctx.moved(f"{where}/pass_rate/stddev", f"{to}/stddev")
+        computed = _computed(runs, config)
+        for key, value in rate.items():
+            if key in ("mean", "stddev"):
+                continue
+            if computed is not None and computed.get(key) == value:
+                ctx.dropped(at(where, "pass_rate", key), "the runs' pass rates give the same")
+            else:
+                ctx.lose(at(where, "pass_rate", key), "1.0.0 summaries hold a mean and stddev")
         for key, value in stats.items():
             if key != "pass_rate":
-                ctx.kept(f"/run_summary/{config}/{key}", "kept in /summaries")
                 summary[key] = clone(value)
+                ctx.moved(at(where, key), at(to, key), "kept beside the mean")
         summaries[config] = summary
     difference = deltas.get("pass_rate_delta", 0)
     if not _number(difference) or not -1 <= difference <= 1:
@@ -329,8 +414,27 @@ def downgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
             out["runs"] = [_down_run(run, f"/runs/{i}", ctx) for i, run in enumerate(runs)]
         elif key == "run_summary":
             out["summaries"] = summaries
+            if not value:
+                ctx.renamed("/run_summary", "/summaries", "an empty object")
+            elif not summaries:
+                ctx.added("/summaries", summaries, "derived", "no configuration to sum up")
             if deltas:
                 out["deltas"] = deltas
+        elif key in ("summaries", "deltas"):
+            ctx.lose(at("", key), "1.0.0 takes them from run_summary")
         else:
             out[key] = clone(value)
     return out
+
+
+def _computed(runs: list[Any], config: str) -> dict[str, float] | None:
+    """Return the pass-rate statistics of the runs of `config`, as the upgrade computes them."""
+    values = [
+        run["result"]["pass_rate"]
+        for run in runs
+        if isinstance(run, dict)
+        and run.get("configuration") == config
+        and isinstance(run.get("result"), dict)
+        and _number(run["result"].get("pass_rate"))
+    ]
+    return _stats(values) if values else None

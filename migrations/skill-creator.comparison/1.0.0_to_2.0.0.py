@@ -17,7 +17,7 @@ from typing import Any
 
 from evalreg import StepContext
 from evalreg.errors import MigrationError
-from evalreg.stepkit import clone
+from evalreg.stepkit import at, clone
 
 FROM = "1.0.0"
 TO = "2.0.0"
@@ -46,17 +46,20 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
     for key, value in record.items():
         if key == "winner" and isinstance(value, str):
             if _label(value) != value:
-                ctx.moved("/winner", f"/winner (as {_label(value)!r})")
+                ctx.converted("/winner", value, _label(value), "the comparator's label")
             out[key] = _label(value)
         elif key == "scores":
             quality: dict[str, Any] = {}
             for name, score in value.items():
                 label = _label(name)
-                ctx.moved(f"/scores/{name}", f"/output_quality/{label}/score")
+                if label in quality:
+                    ctx.lose(at("/scores", name), f"another score is already output {label}'s")
+                    continue
+                ctx.moved(at("/scores", name), at("/output_quality", label, "score"))
                 quality[label] = {"score": clone(score)}
             out["output_quality"] = quality
         elif key in ("content_score", "structure_score"):
-            ctx.kept(f"/{key}", "2.0.0 scores criteria per output; this says not which")
+            ctx.kept(at("", key), "2.0.0 scores criteria per output; this says not which")
             out[key] = clone(value)
         else:
             out[key] = clone(value)

@@ -13,7 +13,7 @@ from typing import Any
 
 from evalreg import StepContext
 from evalreg.errors import MigrationError
-from evalreg.stepkit import clone
+from evalreg.stepkit import at, clone
 
 FROM = "0.1.0"
 TO = "2.0.0"
@@ -40,7 +40,7 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
     staging: dict[str, Any] = {}
     for key, value in record.items():
         if key in STAGING:
-            ctx.moved(f"/{key}", f"/staging/{key}")
+            ctx.moved(at("", key), at("/staging", key))
             staging[key] = clone(value)
         elif key == "assertions" and isinstance(value, list):
             if not all(isinstance(text, str) and text for text in value):
@@ -53,4 +53,6 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
         else:
             out[key] = clone(value)
     out["staging"] = staging
+    if not staging:
+        ctx.default("/staging", staging, "the file names no staging paths")
     return out

@@ -18,7 +18,7 @@ from typing import Any
 
 from evalreg import StepContext
 from evalreg.errors import MigrationError
-from evalreg.stepkit import clone
+from evalreg.stepkit import at, clone
 
 FROM = "1.0.0"
 TO = "2.0.0"
@@ -36,42 +36,102 @@ def _generated(index: int) -> str:
     return f"assertion-{index + 1}"
 
 
+def _up_assertions(
+    items: list[Any], where: str, to: str, ctx: StepContext, direction: str
+) -> dict[str, Any]:
+    """Return the 2.0.0 fields of assertions (a list at `where`; its case at `to`): the texts
+    under `assertions`, with `assertion_ids` and `assertion_details` where they say more."""
+    texts: list[str] = []
+    ids: list[tuple[Any, str | None]] = []  # each id, and where it was (None: generated)
+    details: list[tuple[dict[str, Any] | None, str]] = []
+    for i, item in enumerate(items):
+        place = f"{where}/{i}"
+        if isinstance(item, str) and item:
+            texts.append(item)
+            ids.append((_generated(i), None))
+            details.append((None, place))
+            continue
+        if not isinstance(item, dict):
+            raise _refuse(direction, f"{place} is neither a text nor an assertion object")
+        name = next((n for n in _TEXT if isinstance(item.get(n), str) and item[n]), None)
+        if name is None:
+            raise _refuse(direction, f"{place} has no text ({', '.join(_TEXT)})")
+        texts.append(item[name])
+        ctx.moved(at(place, name), f"{to}/assertions/{i}", "the assertion's text")
+        ids.append((clone(item["id"]), at(place, "id")) if "id" in item else (_generated(i), None))
+        rest = {k: clone(v) for k, v in item.items() if k not in (name, "id")}
+        details.append((rest or None, place))
+    out: dict[str, Any] = {"assertions": texts}
+    if any(ident != _generated(i) for i, (ident, _) in enumerate(ids)):
+        out["assertion_ids"] = [ident for ident, _ in ids]
+        for i, (ident, source) in enumerate(ids):
+            if source is None:
+                ctx.added(f"{to}/assertion_ids/{i}", ident, "derived", "its position")
+            else:
+                ctx.moved(source, f"{to}/assertion_ids/{i}")
+    else:
+        for _, source in ids:
+            if source is not None:
+                ctx.dropped(source, "the id follows from the assertion's position")
+    if any(rest for rest, _ in details):
+        out["assertion_details"] = [rest for rest, _ in details]
+        for i, (rest, place) in enumerate(details):
+            if rest is None:
+                ctx.added(f"{to}/assertion_details/{i}", None, "derived", "no other fields")
+            for key in rest or ():
+                ctx.moved(at(place, key), at(f"{to}/assertion_details/{i}", key))
+    return out
+
+
+def _down_assertions(
+    holder: dict[str, Any], where: str, ctx: StepContext
+) -> tuple[str, list[Any] | None, set[str]]:
+    """Return the 1.0.0 assertion objects of a 2.0.0 file or case (at `where`): the key they
+    come from, the objects (None: no list), and the side lists folded into them."""
+    source = "assertions" if "assertions" in holder else "expectations"
+    texts = holder.get(source, [])
+    if not isinstance(texts, list):
+        return source, None, set()
+    ids = holder.get("assertion_ids")
+    fits_ids = isinstance(ids, list) and len(ids) == len(texts)
+    details = holder.get("assertion_details")
+    fits_details = isinstance(details, list) and len(details) == len(texts)
+    objects = []
+    for i, text in enumerate(texts):
+        target = f"{where}/assertions/{i}"
+        extra = details[i] if fits_details else None  # type: ignore[index]
+        item: dict[str, Any] = {}
+        if isinstance(extra, dict):
+            for key, value in extra.items():
+                if key not in ("id", "text"):
+                    item[key] = clone(value)
+                    ctx.moved(at(f"{where}/assertion_details/{i}", key), at(target, key))
+                else:
+                    ctx.lose(at(f"{where}/assertion_details/{i}", key), f"the assertion's {key}")
+        elif fits_details:
+            ctx.dropped(f"{where}/assertion_details/{i}", "no other fields")
+        if fits_ids:
+            item["id"] = clone(ids[i])  # type: ignore[index]
+            ctx.moved(f"{where}/assertion_ids/{i}", f"{target}/id")
+        else:
+            item["id"] = _generated(i)
+            ctx.added(f"{target}/id", item["id"], "derived", "its position")
+        item["text"] = text
+        ctx.moved(f"{where}/{source}/{i}", f"{target}/text")
+        objects.append(item)
+    if source in holder and source == "expectations":
+        ctx.renamed(f"{where}/expectations", f"{where}/assertions")
+    sides = (("assertion_ids", fits_ids), ("assertion_details", fits_details))
+    return source, objects, {name for name, fits in sides if fits}
+
+
 def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
     """Return `record` at 2.0.0, with its assertions as strings."""
     direction = f"{FROM} -> {TO}"
     out: dict[str, Any] = {}
     for key, value in record.items():
         if key == "assertions" and isinstance(value, list):
-            texts: list[str] = []
-            ids: list[Any] = []
-            details: list[Any] = []
-            for i, item in enumerate(value):
-                place = f"/assertions/{i}"
-                if isinstance(item, str) and item:
-                    texts.append(item)
-                    ids.append(_generated(i))
-                    details.append(None)
-                    continue
-                if not isinstance(item, dict):
-                    raise _refuse(direction, f"{place} is neither a text nor an assertion object")
-                name = next((n for n in _TEXT if isinstance(item.get(n), str) and item[n]), None)
-                if name is None:
-                    raise _refuse(direction, f"{place} has no text ({', '.join(_TEXT)})")
-                if name != "text":
-                    ctx.moved(f"{place}/{name}", place)
-                texts.append(item[name])
-                ids.append(clone(item.get("id", _generated(i))))
-                rest = {k: clone(v) for k, v in item.items() if k not in (name, "id")}
-                details.append(rest or None)
-            out["assertions"] = texts
-            if any(ident != _generated(i) for i, ident in enumerate(ids)):
-                ctx.moved("/assertions/*/id", "/assertion_ids")
-                out["assertion_ids"] = ids
-            elif ids:
-                ctx.kept("/assertions", "ids assertion-1.. follow from the positions")
-            if any(details):
-                ctx.moved("/assertions/*", "/assertion_details (other fields)")
-                out["assertion_details"] = details
+            out.update(_up_assertions(value, "/assertions", "", ctx, direction))
         else:
             out[key] = clone(value)
     return out
@@ -82,36 +142,19 @@ def downgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
     direction = f"{TO} -> {FROM}"
     if "eval_id" not in record:
         raise _refuse(direction, "the file has no eval_id, which 1.0.0 requires")
-    source = "assertions" if "assertions" in record else "expectations"
-    texts = record.get(source, [])
-    if not isinstance(texts, list):
+    source, objects, folded = _down_assertions(record, "", ctx)
+    if objects is None:
         raise _refuse(direction, f"/{source} is not a list")
-    ids = record.get("assertion_ids")
-    if not isinstance(ids, list) or len(ids) != len(texts):
-        ids = [_generated(i) for i in range(len(texts))]
-    details = record.get("assertion_details")
-    if not isinstance(details, list) or len(details) != len(texts):
-        details = [None] * len(texts)
-    objects = [
-        {
-            **(clone(details[i]) if isinstance(details[i], dict) else {}),
-            "id": clone(ids[i]),
-            "text": text,
-        }
-        for i, text in enumerate(texts)
-    ]
-    # The side lists are folded back into the assertions only when they fit them.
-    folded = {"assertion_ids": ids, "assertion_details": details}
     out: dict[str, Any] = {}
     for key, value in record.items():
-        if key in folded and value is folded[key]:
-            ctx.moved(f"/{key}", "/assertions/*")
-        elif key == source:
-            if source != "assertions":
-                ctx.moved(f"/{source}", "/assertions")
+        if key in folded:
+            continue
+        if key == source:
             out["assertions"] = objects
         else:
             out[key] = clone(value)
     if "assertions" not in out:
         out["assertions"] = objects
+        if not objects:
+            ctx.default("/assertions", objects, "the file states none")
     return out

@@ -23,7 +23,7 @@ from typing import Any
 
 from evalreg import StepContext
 from evalreg.errors import MigrationError
-from evalreg.stepkit import clone
+from evalreg.stepkit import at, clone
 
 FROM = "1.0.0"
 TO = "2.0.0"
@@ -68,11 +68,19 @@ def _up_expectation(item: Any, where: str, ctx: StepContext) -> dict[str, Any]:
     for key, value in item.items():
         field = renamed.get(key)
         if field is None:
-            out[key] = clone(value)
+            if key in renamed.values():  # a field name another one is renamed to
+                ctx.lose(at(where, key), f"the verdict's {key} is under another name too")
+            else:
+                out[key] = clone(value)
             continue
         if field != key:
-            ctx.moved(f"{where}/{key}", f"{where}/{field}")
-        out[field] = _verdict(value, f"{where}/{key}") if field == "passed" else clone(value)
+            ctx.renamed(at(where, key), at(where, field))
+        if field == "passed":
+            out[field] = _verdict(value, at(where, key))
+            if out[field] is not value:
+                ctx.converted(at(where, field), value, out[field], "a pass or fail verdict")
+        else:
+            out[field] = clone(value)
     return out
 
 
@@ -104,13 +112,15 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
     for field in ("passed", "failed", "total"):
         found = stated[field]
         if found is not None:
-            ctx.moved(f"/{found[0]}", f"/summary/{field}")
+            ctx.moved(at("", found[0]), f"/summary/{field}")
             summary[field] = found[1]
     if "total" in summary and "passed" in summary and "failed" not in summary:
         summary["failed"] = max(summary["total"] - summary["passed"], 0)
-    missing = [field for field in ("passed", "failed", "total") if field not in summary]
-    for field in missing:
-        summary[field] = counted[field]
+        ctx.added("/summary/failed", summary["failed"], "derived", "total less passed")
+    for field in ("passed", "failed", "total"):
+        if field not in summary:
+            summary[field] = counted[field]
+            ctx.added(f"/summary/{field}", counted[field], "derived", "counted from expectations")
     rate = record.get("pass_rate")
     if isinstance(rate, (int, float)) and not isinstance(rate, bool) and 0 <= rate <= 1:
         ctx.moved("/pass_rate", "/summary/pass_rate")
@@ -120,9 +130,7 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
             raise _refuse(direction, f"/pass_rate is {record['pass_rate']!r}, not a share 0 to 1")
         total = summary["total"]
         summary["pass_rate"] = round(summary["passed"] / total, 4) if total else 0.0
-        missing.append("pass_rate")
-    if missing:
-        ctx.kept("/expectations", f"summary {', '.join(missing)} counted from the expectations")
+        ctx.added("/summary/pass_rate", summary["pass_rate"], "derived", "passed over total")
     summary = {k: summary[k] for k in ("passed", "failed", "total", "pass_rate")}
 
     moved = {"pass_rate"} | {found[0] for found in stated.values() if found is not None}
@@ -169,7 +177,7 @@ def downgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
         for key in item:
             if key not in ("text", "passed", "evidence"):
                 ctx.lose(
-                    f"/expectations/{i}/{key}",
+                    at(f"/expectations/{i}", key),
                     "1.0.0 expectations hold only text, passed, evidence",
                 )
         items.append({k: clone(v) for k, v in item.items() if k in ("text", "passed", "evidence")})
@@ -178,10 +186,15 @@ def downgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
     for key, value in summary.items():
         if key == "pass_rate":
             ctx.moved("/summary/pass_rate", "/pass_rate")
-        elif counted.get(key) != value:
-            ctx.lose(f"/summary/{key}", "1.0.0 has no counts beside the expectations")
-    if "pass_rate" in record and record["pass_rate"] != summary.get("pass_rate"):
-        ctx.lose("/pass_rate", "replaced by /summary/pass_rate")
+        elif counted.get(key) != value or isinstance(value, bool):
+            ctx.lose(at("/summary", key), "1.0.0 has no counts beside the expectations")
+        else:
+            ctx.dropped(at("/summary", key), "the expectations give the same count")
+    if "pass_rate" in record and "pass_rate" in summary:
+        if record["pass_rate"] != summary["pass_rate"]:
+            ctx.lose("/pass_rate", "replaced by /summary/pass_rate")
+        else:
+            ctx.dropped("/pass_rate", "the same as /summary/pass_rate")
     out: dict[str, Any] = {}
     for key, value in record.items():
         if key == "expectations":
@@ -209,6 +222,6 @@ def _down_claim(claim: Any, where: str, ctx: StepContext) -> str:
         raise _refuse(f"{TO} -> {FROM}", f"{where} has no claim text")
     for key in claim:
         if key != "claim":
-            ctx.lose(f"{where}/{key}", "1.0.0 claims are plain texts")
+            ctx.lose(at(where, key), "1.0.0 claims are plain texts")
     ctx.moved(f"{where}/claim", where)
     return str(claim["claim"])

@@ -18,7 +18,7 @@ from typing import Any
 
 from evalreg import Param, StepContext
 from evalreg.errors import MigrationError
-from evalreg.stepkit import clone
+from evalreg.stepkit import at, clone
 
 FROM = "1.0.0"
 TO = "2.0.0"
@@ -48,7 +48,8 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
     parent: str | None = None
     for i, entry in enumerate(versions):
         label = f"v{entry.get('iteration', i)}"
-        ctx.moved(f"/versions/{i}/pass_rate", f"/iterations/{i}/expectation_pass_rate")
+        to = f"/iterations/{i}"
+        ctx.renamed(f"/versions/{i}/pass_rate", f"{to}/expectation_pass_rate")
         if i == 0:
             result = "baseline"
         else:
@@ -62,21 +63,32 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
             "grading_result": result,
             "is_current_best": i == best,
         }
+        derived = {
+            "version": "from its iteration",
+            "parent": "the entry before it",
+            "grading_result": "its pass rate against its parent's",
+            "is_current_best": "the first with the highest pass rate",
+        }
+        for key, how in derived.items():
+            ctx.added(at(to, key), item[key], "derived", how)
         for key, value in entry.items():
             if key in item:
-                ctx.lose(f"/versions/{i}/{key}", f"2.0.0 entries write their own {key}")
+                ctx.lose(at(f"/versions/{i}", key), f"2.0.0 entries write their own {key}")
             elif key != "pass_rate":
                 item[key] = clone(value)
         iterations.append(item)
         parent = label
-    ctx.kept("/versions", "version ids, parents, results and the best derived from the order")
     out: dict[str, Any] = {"skill_name": str(name)}
+    ctx.param("/skill_name", "skill_name", out["skill_name"])
     if best is not None:
         out["current_best"] = iterations[best]["version"]
+        ctx.added("/current_best", out["current_best"], "derived", "the best entry's version")
     for key, value in record.items():
         if key == "versions":
-            ctx.moved("/versions", "/iterations")
+            ctx.renamed("/versions", "/iterations")
             out["iterations"] = iterations
         elif key not in out:
             out[key] = clone(value)
+        else:
+            ctx.lose(at("", key), f"2.0.0 writes its own {key}")
     return out

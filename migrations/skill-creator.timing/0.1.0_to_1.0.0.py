@@ -28,6 +28,10 @@ PARAMS = (
 )
 
 
+_LONGEST = 10**12
+"""Seconds beyond any run's duration (about 31,700 years): a duration past it is no duration."""
+
+
 def _refuse(message: str) -> MigrationError:
     return MigrationError("skill-creator.timing", f"{FROM} -> {TO}", message)
 
@@ -43,19 +47,22 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
         raise _refuse(f"total_tokens must be a whole number, not {tokens!r}") from err
     if count < 0:
         raise _refuse("total_tokens must not be negative")
-    seconds = next(
+    found = next(
         (
-            record[key]
+            key
             for key in ("total_duration_seconds", "executor_duration_seconds")
             if isinstance(record.get(key), (int, float)) and not isinstance(record[key], bool)
         ),
         None,
     )
-    if seconds is None or seconds < 0:
+    seconds = None if found is None else record[found]
+    if seconds is None or not 0 <= seconds < _LONGEST:
         raise _refuse("the file has no duration in seconds to give duration_ms")
     out: dict[str, Any] = {"total_tokens": count, "duration_ms": round(seconds * 1000)}
+    ctx.param("/total_tokens", "total_tokens", count)
+    ctx.added("/duration_ms", out["duration_ms"], "derived", "in milliseconds", source=f"/{found}")
     if "total_duration_seconds" not in record:
         out["total_duration_seconds"] = seconds
-    ctx.kept("/", "duration_ms computed from the duration in seconds")
+        ctx.added("/total_duration_seconds", seconds, "derived", source=f"/{found}")
     out.update({k: clone(v) for k, v in record.items() if k not in out})
     return out

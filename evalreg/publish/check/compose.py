@@ -96,7 +96,9 @@ class Composer:
     def _checker(schema: Any) -> Callable[[Any], bool]:
         from jsonschema.validators import Draft7Validator, validator_for
 
-        cls = validator_for(schema, default=Draft7Validator)
+        from evalreg.engine.schemaregex import linear
+
+        cls = linear(validator_for(schema, default=Draft7Validator))
         return cls(schema).is_valid
 
     def compose(self, schema: Any, depth: int = 0) -> SearchStrategy[Any]:

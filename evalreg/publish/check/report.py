@@ -26,7 +26,8 @@ class Finding:
     severity: Severity
     check: str
     """Which check: load, versioning, metaschema, refs, pattern, lock, amendment, draft, step,
-    path, exercise, missing-step, bump or exception."""
+    unfinished (a generated step with TODOs left), path, exercise, missing-step, bump or
+    exception."""
     message: str
     family: str | None = None
     version: str | None = None

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from evalreg.errors import NoMigrationPathError, RegistryError
 from evalreg.publish.check.report import Run
+from evalreg.publish.upstream.describe import todos_of
 
 if TYPE_CHECKING:
     from evalreg.engine.steps import StepModule, StepSet
@@ -29,6 +30,20 @@ def load_steps(run: Run, family: str) -> StepSet:
             run.add("error", "step", message, family, module.target, path)
             continue
         modules[key] = module
+        todos = todos_of(module.path)
+        if todos:
+            shown = "; ".join(todos[:3]) + (
+                f"; and {len(todos) - 3} more" if len(todos) > 3 else ""
+            )
+            run.add(
+                "error",
+                "unfinished",
+                f"generated step with {len(todos)} TODO{'s' if len(todos) > 1 else ''} left "
+                f"({shown}); decide each, then remove it from TODOS",
+                family,
+                module.target,
+                path,
+            )
         if module.doc.startswith("TODO"):
             run.add(
                 "warning",
