@@ -17,7 +17,7 @@ timeout with no traceback and at most one line of error. Patterns RE2 cannot com
 (lookaround, backreferences) are refused like the other flaws.
 
 A step module that loops for ever when imported is trusted code doing what it says: evalreg
-imports a registry directory's Python files as they are (README, "Registry directories" ->
+imports a registry directory's Python files as they are (docs/registry-directories.md,
 "Trust"), so that case is run and shown as DOCUMENTED, whatever happens, and not judged.
 The exit code is 1 when any judged run fails.
 """

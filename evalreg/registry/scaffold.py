@@ -24,8 +24,8 @@ _SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 _MANIFEST = """\
 # The manifest of {family}: how evalreg recognises its records, and what they must satisfy
-# beyond their schemas. Its file name is the family's name; see the README's section
-# "Registry directories: adding your own family".
+# beyond their schemas. Its file name is the family's name; see the documentation's page
+# "Registry directories" (docs/registry-directories.md).
 name: {family}
 title: {title}
 description: One run of an evaluation harness, with the model and a score per task.
