@@ -27,7 +27,9 @@ from evalreg.io.readers import read_items
 
 TESTS = Path(__file__).resolve().parents[1]
 EXAMPLES = 25
-"""Records generated per version a step starts from (a failure is shrunk to the smallest)."""
+"""Records generated per version a step starts from (a failure is shrunk to the smallest), in the
+full run (`-m slow`); the default run draws `QUICK_EXAMPLES`."""
+QUICK_EXAMPLES = 4
 PARAMS = {"skill_name": "csv-cleaner", "total_tokens": "1234"}
 """Parameters some steps cannot run without (the others take their defaults)."""
 
@@ -72,7 +74,18 @@ def _sources() -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize("source", _sources(), ids=lambda s: f"{s[0]} {s[1]}")
 def test_generated_records(source: tuple[str, str]) -> None:
-    """Each move from a version runs on the same records generated at that version."""
+    """Each move from a version runs on the same records generated at that version (a few)."""
+    _check_generated(source, QUICK_EXAMPLES)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("source", _sources(), ids=lambda s: f"{s[0]} {s[1]}")
+def test_generated_records_in_full(source: tuple[str, str]) -> None:
+    """As `test_generated_records`, on `EXAMPLES` records a version."""
+    _check_generated(source, EXAMPLES)
+
+
+def _check_generated(source: tuple[str, str], examples: int) -> None:
     from evalreg.publish.check.generate import record_strategy
 
     family, version = source
@@ -80,7 +93,7 @@ def test_generated_records(source: tuple[str, str]) -> None:
     validator = REGISTRY.validator(family, version)
 
     @settings(
-        max_examples=EXAMPLES,
+        max_examples=examples,
         deadline=None,
         database=None,
         derandomize=True,

@@ -44,7 +44,7 @@ def strategy(family: str, version: str) -> Any:
 
 
 SLOW = {"agentv.eval"}
-"""Families whose schemas take Hypothesis long to draw from: fewer records each."""
+"""Families whose schemas take Hypothesis long to draw from: fewer records each, in the slow run."""
 INT64 = r"expected a number the column can hold \(it cannot be null\), found (-?\d{19,}|an integer)"
 
 
@@ -59,7 +59,13 @@ def check_round_trip(registry: Registry, family: str, version: str, record: Any)
     assert json_equal(back, record), (back, record)
 
 
-@pytest.mark.parametrize(("family", "version"), VERSIONS, ids=[f"{f}@{v}" for f, v in VERSIONS])
+@pytest.mark.parametrize(
+    ("family", "version"),
+    [
+        pytest.param(f, v, id=f"{f}@{v}", marks=[pytest.mark.slow] if f in SLOW else [])
+        for f, v in VERSIONS
+    ],
+)
 def test_generated_records_come_back_equal_at_their_version_and_at_the_latest(
     registry: Registry, family: str, version: str
 ) -> None:
