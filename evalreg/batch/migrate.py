@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from evalreg.batch import inplace, parallel
 from evalreg.batch.config import Config
@@ -32,6 +32,7 @@ from evalreg.batch.migrate_file import (
     migrate_items,
     writer_for,
 )
+from evalreg.batch.migrate_summary import MigrationRun, MigrationSummary
 from evalreg.engine.migrate import MigrationResult
 from evalreg.engine.notes import Note
 from evalreg.engine.registry import Registry
@@ -39,6 +40,9 @@ from evalreg.errors import OutputOverlapError
 from evalreg.io import remote
 from evalreg.io.readers import RangeItems, count_lines
 from evalreg.io.writers import leftovers, sync_folders, sync_written, wait_written
+
+Notes = Literal["each", "grouped"]
+"""How `migrate_paths` reports the notes of records that succeeded (see its `notes`)."""
 
 
 def _output_path(path: str, root: str | None, options: MigrateOptions) -> str | None:
@@ -158,14 +162,15 @@ def _migrate_part(
     output: str | None,
     options: MigrateOptions,
     folders: set[Path],
+    grouped: bool,
 ) -> Ranged:
     """Migrate a whole file, or a range of a JSONL file (its migrated lines returned)."""
     if part.end is None:
         whole = migrate_file(registry, part.path, output, options, folders=folders)
-        return _runs(whole, options.grouped), 0, None
+        return _runs(whole, grouped), 0, None
     items = RangeItems(part.path, part.start, part.end)
     stream = io.BytesIO() if output is not None else None
-    events = _runs(migrate_items(registry, items, options, Tally(), stream), options.grouped)
+    events = _runs(migrate_items(registry, items, options, Tally(), stream), grouped)
     data = None if stream is None else stream.getvalue()
     return events, items.lines, data
 
@@ -174,12 +179,13 @@ def _migrate_unit(
     registry: Registry,
     task: tuple[parallel.Unit, tuple[str | None, ...]],
     options: MigrateOptions,
+    grouped: bool,
 ) -> list[Ranged]:
     unit, outputs = task
     folders: set[Path] = set()
     try:
         return [
-            _migrate_part(registry, part, output, options, folders)
+            _migrate_part(registry, part, output, options, folders, grouped)
             for part, output in zip(unit, outputs, strict=True)
         ]
     finally:
@@ -263,6 +269,7 @@ def migrate_paths(
     jobs: int = 1,
     runner: parallel.Runner | None = None,
     config: Config | None = None,
+    notes: Notes = "each",
 ) -> Iterator[RecordMigration | FileMigration | Leftover]:
     """Migrate every file under `paths`; yield each record's outcome and each file's.
 
@@ -277,7 +284,11 @@ def migrate_paths(
     processes no longer running are removed, and reported as `Leftover`s (not with `dry_run`).
     Whole files are written by the process that migrates them; the migrated lines of a range of
     a large JSONL file come back to this process, which writes the file. `config`: the
-    project's configuration, whose include and exclude apply too.
+    project's configuration, whose include and exclude apply too. `notes`: `grouped` lets the
+    records of a part of the work that succeeded alike come as one outcome, at the first one's
+    line, with their count, and their notes without the values that differ from record to record
+    (`Note.lean`), rather than runs of consecutive ones: for callers that only count the records
+    and each distinct note (`MigrationSummary` with `group_notes`).
     """
     if options.out is not None and not options.dry_run:
         check_output(paths, options.out)
@@ -348,7 +359,13 @@ def migrate_paths(
         return [_lost_part(part, output, reason) for part, output in zip(*task, strict=True)]
 
     results = parallel.imap(
-        _migrate_unit, tasks(), registry, jobs, (options,), runner=runner, lost=lost
+        _migrate_unit,
+        tasks(),
+        registry,
+        jobs,
+        (options, notes == "grouped"),
+        runner=runner,
+        lost=lost,
     )
     flat = (
         (part, output, found)
@@ -384,6 +401,41 @@ def migrate_paths(
         if not synced:
             folders.add(Path(str(options.out)))  # the workers' outputs are flushed here too
         sync_written(folders, files_synced=synced)
+
+
+def migrate_run(
+    registry: Registry,
+    paths: Sequence[str],
+    options: MigrateOptions,
+    *,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    jobs: int = 1,
+    runner: parallel.Runner | None = None,
+    config: Config | None = None,
+    notes: Notes = "each",
+) -> MigrationRun:
+    """Migrate every file under `paths` (see `migrate_paths`); return the run, whose outcomes
+    are counted into its `summary` as they are iterated.
+
+    `notes`: `grouped` counts each distinct note of the run once as well (`summary.groups`), and
+    lets `migrate_paths` send the records that succeeded alike as one outcome.
+
+    Raises:
+        OutputOverlapError: `options.out` overlaps an input (when the run is iterated).
+    """
+    outcomes = migrate_paths(
+        registry,
+        paths,
+        options,
+        include=include,
+        exclude=exclude,
+        jobs=jobs,
+        runner=runner,
+        config=config,
+        notes=notes,
+    )
+    return MigrationRun(outcomes, MigrationSummary(group_notes=notes == "grouped"))
 
 
 def check_output(paths: Sequence[str], out: str) -> None:
