@@ -388,15 +388,7 @@ class _QuickCheck:
         except (OSError, EOFError) as err:
             yield self.check(cannot_read(path, err))
             return
-        placed: list[Any] = []
-
-        def place(index: int, check: RecordCheck) -> RecordCheck:
-            if not placed:
-                placed.append(_documents(data))
-            nodes = placed[0]
-            return _located(check, nodes[index]) if index < len(nodes) else check
-
-        yield from self.items(read_items_from_bytes(data, path, "yaml"), place)
+        yield from self.items(read_items_from_bytes(data, path, "yaml"), _Places(data))
 
     def _document(self, data: bytes, path: str) -> Iterator[RecordCheck | ValidRun]:
         """Check the bytes of a whole JSON document."""
@@ -433,6 +425,21 @@ class _QuickCheck:
     def summaries(self) -> Summaries:
         """Return the summaries of the collection rules over what this check has read."""
         return [] if self.rules is None else self.rules.summaries
+
+
+class _Places:
+    """Say where the problems of a YAML file's records are: its documents are composed once,
+    when the first record with a problem needs them."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.nodes: list[Any] | None = None
+
+    def __call__(self, index: int, check: RecordCheck) -> RecordCheck:
+        """Return the check of the record at `index` with the line and column of each problem."""
+        if self.nodes is None:
+            self.nodes = _documents(self.data)
+        return _located(check, self.nodes[index]) if index < len(self.nodes) else check
 
 
 def _documents(data: bytes) -> list[Any]:

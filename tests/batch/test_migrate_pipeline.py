@@ -1,4 +1,7 @@
-"""`migrate_paths` as a pipeline: named stages, no closures, outputs taken by path."""
+"""`migrate_paths` as a pipeline: named stages, no closures, outputs taken by path.
+
+The validation path (`batch/check.py`) is held to the same: no function defined in another.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ from typing import Any
 import pytest
 
 from evalreg import Registry
-from evalreg.batch import migrate, parallel
+from evalreg.batch import check, migrate, parallel
 from evalreg.batch.migrate import _ByPath, migrate_paths
 from evalreg.batch.migrate_file import FileMigration, MigrateOptions, RecordMigration
 from tests.conftest import EXAMPLES
@@ -89,8 +92,9 @@ def _function(name: str) -> ast.FunctionDef:
     raise AssertionError(name)
 
 
-def test_the_pipeline_shares_nothing_through_closures() -> None:
-    tree = ast.parse(SOURCE)
+@pytest.mark.parametrize("module", [migrate, check], ids=["migrate", "check"])
+def test_the_paths_share_nothing_through_closures(module: Any) -> None:
+    tree = ast.parse(Path(module.__file__).read_text())
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             inner = [
@@ -102,6 +106,9 @@ def test_the_pipeline_shares_nothing_through_closures() -> None:
             ]
             assert inner == [], f"{node.name} defines {inner}"
         assert not isinstance(node, ast.Nonlocal)
+
+
+def test_the_pipeline_takes_outputs_by_path_in_named_stages() -> None:
     # outputs and locks are taken by path, never by the order of a queue
     assert "outputs.take(part.path)" in SOURCE and "guards.take(part.path)" in SOURCE
     calls = {
