@@ -18,7 +18,7 @@ import orjson
 from evalreg.batch import parallel
 from evalreg.batch.config import Config
 from evalreg.batch.rules import RuleRun, Summaries
-from evalreg.engine.detect import Detection, detect
+from evalreg.engine.detect import Detection
 from evalreg.engine.registry import Registry
 from evalreg.engine.rules import Located
 from evalreg.engine.selection import NO_RULES, Selection
@@ -126,14 +126,10 @@ def check_item(
     if not item.ok:
         return RecordCheck(item.path, item.line, "unreadable", error=item.error)
     record = item.record
-    if family is not None and version is not None:
-        detection = Detection("detected", family, version)
-    else:
-        detection = registry.detect(record, item.path)
+    detection, decided = decide(registry, record, item.path, family, version)
     if not validate:
         status: Literal["detected", "undetected"] = "detected" if detection.ok else "undetected"
         return RecordCheck(item.path, item.line, status, detection)
-    decided = detection.ok and family in (None, detection.family)
     if decided:
         issues = registry.validate(record, detection.family, detection.version)
     elif family is None:
@@ -147,6 +143,22 @@ def check_item(
         assert detection.family is not None and detection.version is not None
         issues += rules.issues(record, item.path, item.line, detection.family, detection.version)
     return _outcome(item.path, item.line, detection, issues, record)
+
+
+def decide(
+    registry: Registry, record: Any, path: str, family: str | None, version: str | None
+) -> tuple[Detection, bool]:
+    """Return the detection of a record (`family` and `version`: as the caller forces them)
+    and whether it decided the family and version to validate it at.
+
+    The one place both ways of checking a record ask (`check_item`, and `_QuickCheck`, which
+    gives the full check wherever this does not decide), so that they cannot disagree on it.
+    """
+    if family is not None and version is not None:
+        detection = Detection("detected", family, version)
+    else:
+        detection = registry.detect(record, path)
+    return detection, detection.ok and family in (None, detection.family)
 
 
 def _outcome(
@@ -214,7 +226,10 @@ class _QuickCheck:
     """Tell records that are certainly valid at the cost of detecting and one `is_valid`.
 
     Anything else (invalid, undetected, unreadable, or found by a rule) gets the full check, so
-    the results are those of `check_item` record for record.
+    the results are those of `check_item` record for record. The agreement is by construction:
+    both decide the family and version with `decide`; `check_item`'s `Validator.issues` is
+    empty exactly when `Validator.is_valid` holds (it asks it first); and both run the rules
+    with the same `RuleRun` and make the outcome of their findings with `_outcome`.
     """
 
     def __init__(
@@ -239,13 +254,11 @@ class _QuickCheck:
     def quick(self, record: Any, path: str, line: int | None) -> RecordCheck | Validator:
         """Return the validator of the record's version when `check_item` would find `record`
         valid with nothing to say, else the check it would give."""
-        family, version = self.family, self.version
-        if family is None or version is None:
-            detection = detect(self.registry, record, path)
-            if not detection.ok or (family is not None and detection.family != family):
-                return self.check(Item(path, line, record=record))
-            family, version = detection.family, detection.version
-            assert family is not None and version is not None
+        detection, decided = decide(self.registry, record, path, self.family, self.version)
+        if not decided:
+            return self.check(Item(path, line, record=record))
+        family, version = detection.family, detection.version
+        assert family is not None and version is not None
         validator = self._validators.get((family, version))
         if validator is None:
             validator = self._validators[family, version] = self.registry.validator(family, version)
@@ -256,7 +269,7 @@ class _QuickCheck:
         found = self.rules.issues(record, path, line, family, version)
         if not found:
             return validator
-        return _outcome(path, line, Detection("detected", family, version), found, record)
+        return _outcome(path, line, detection, found, record)
 
     def items(
         self, items: Iterable[Item], place: Callable[[int, RecordCheck], RecordCheck] | None = None
@@ -375,15 +388,7 @@ class _QuickCheck:
         except (OSError, EOFError) as err:
             yield self.check(cannot_read(path, err))
             return
-        placed: list[Any] = []
-
-        def place(index: int, check: RecordCheck) -> RecordCheck:
-            if not placed:
-                placed.append(_documents(data))
-            nodes = placed[0]
-            return _located(check, nodes[index]) if index < len(nodes) else check
-
-        yield from self.items(read_items_from_bytes(data, path, "yaml"), place)
+        yield from self.items(read_items_from_bytes(data, path, "yaml"), _Places(data))
 
     def _document(self, data: bytes, path: str) -> Iterator[RecordCheck | ValidRun]:
         """Check the bytes of a whole JSON document."""
@@ -420,6 +425,21 @@ class _QuickCheck:
     def summaries(self) -> Summaries:
         """Return the summaries of the collection rules over what this check has read."""
         return [] if self.rules is None else self.rules.summaries
+
+
+class _Places:
+    """Say where the problems of a YAML file's records are: its documents are composed once,
+    when the first record with a problem needs them."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.nodes: list[Any] | None = None
+
+    def __call__(self, index: int, check: RecordCheck) -> RecordCheck:
+        """Return the check of the record at `index` with the line and column of each problem."""
+        if self.nodes is None:
+            self.nodes = _documents(self.data)
+        return _located(check, self.nodes[index]) if index < len(self.nodes) else check
 
 
 def _documents(data: bytes) -> list[Any]:

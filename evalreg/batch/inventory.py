@@ -154,6 +154,15 @@ class Inventory:
         """Return the files with records at any of `versions` (family, version pairs)."""
         return {path for path, family, version in self._per_file if (family, version) in versions}
 
+    def summary(self, rows: list[Row]) -> dict[str, int]:
+        """Return the totals (`as_dict`) and what of them is behind the latest version
+        (`rows`: those of `rows`)."""
+        behind = [row for row in rows if row.state == "behind"]
+        return self.as_dict() | {
+            "behind_latest": sum(row.records for row in behind),
+            "behind_latest_files": len(self.files_at({(r.family, r.version) for r in behind})),
+        }
+
     def as_dict(self) -> dict[str, int]:
         """Return the totals as a plain mapping (the keys of `evalreg detect`'s summary)."""
         return {

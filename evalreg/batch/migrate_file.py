@@ -48,8 +48,9 @@ class RecordMigration:
     count: int = 1
     """How many records of the file had this same outcome: always one with `jobs` one. Outcomes
     that come back from other processes (`jobs` above one) count the records that succeeded with
-    the same steps and notes on consecutive lines from `line`, or with `MigrateOptions.grouped`
-    in one part of the work, `line` being the first of them; the others stand for one each."""
+    the same steps and notes on consecutive lines from `line`, or with `migrate_paths`'s
+    `notes="grouped"` in one part of the work, `line` being the first of them; the others stand
+    for one each."""
 
     @property
     def status(self) -> str:
@@ -107,10 +108,6 @@ class MigrateOptions:
     dry_run: bool = False
     diff: bool = False
     """Compare each migrated record with its input and report every difference (`changes`)."""
-    grouped: bool = False
-    """With `jobs` above one, report the records of a part of the work that succeeded alike as
-    one outcome, at the first one's line, with their count (`RecordMigration.count`), rather than
-    runs of consecutive ones: for callers that only count them and summarise their notes."""
 
 
 def _migrate_item(registry: Registry, item: Item, options: MigrateOptions) -> RecordMigration:

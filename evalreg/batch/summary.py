@@ -5,10 +5,12 @@ totals, it counts the files and findings of each rule (JSON Schema problems as `
 unknown version as `version`, an undecided family as `detect`, unreadable files and lines as
 `unreadable`) and the files, records and findings of each family and version, so that a run
 over a datastore of thousands of files ends with a few lines that say where its problems are.
+`ProblemGroups` counts the problems alike of each file, to report each kind once.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -197,3 +199,64 @@ class Summary:
             for (family, version), t in self.version_rows()
         ]
         return counts
+
+
+_INDEX = re.compile(r"/\d+(?=/|$)")
+
+
+@dataclass
+class ProblemGroup:
+    """Problems alike of one file: the first of them, and how often and on how many records.
+
+    Alike: the same message of the same rule or keyword and severity, at pointers that differ
+    only in array indices (`pattern`, the pointer with `*` for each index).
+    """
+
+    check: RecordCheck | RuleFinding
+    """The check of the first of them."""
+    issue: Issue | None
+    """The first of them (None: the check is of an unreadable file or line, alone)."""
+    pattern: str
+    count: int = 1
+    lines: set[int | None] = field(default_factory=set)
+    """The lines of the records that have them."""
+
+    @property
+    def records(self) -> int:
+        """Return how many records have them."""
+        return len(self.lines)
+
+
+class ProblemGroups:
+    """The problems of a run's checks, file by file, each kind of problem once with its count.
+
+    `add` the checks in file order; the groups of a file come once the next file begins, or
+    from `flush` at the end, in the order their problems first came.
+    """
+
+    def __init__(self) -> None:
+        self.path: str | None = None
+        self._groups: dict[Any, ProblemGroup] = {}
+
+    def add(self, check: RecordCheck | RuleFinding) -> list[ProblemGroup]:
+        """Take one check; return the groups of the file before it, when it is another file."""
+        done = self.flush() if check.path != self.path else []
+        self.path = check.path
+        if check.status == "unreadable":
+            self._groups[object()] = ProblemGroup(check, None, "", 1, {check.line})
+        for issue in check.issues:
+            pattern = _INDEX.sub("/*", issue.pointer) or "/"
+            key = (issue.severity, issue.rule, issue.keyword, issue.message, pattern)
+            found = self._groups.get(key)
+            if found is None:
+                self._groups[key] = ProblemGroup(check, issue, pattern, 1, {check.line})
+            else:
+                found.count += 1
+                found.lines.add(check.line)
+        return done
+
+    def flush(self) -> list[ProblemGroup]:
+        """Return the groups of the file taken so far, and forget them."""
+        groups = list(self._groups.values())
+        self._groups.clear()
+        return groups

@@ -96,26 +96,13 @@ def detect_command(
     Consecutive JSONL lines with the same detection are shown as one range. Exit code 1 when a
     record is unreadable or its family or version cannot be decided.
     """
-    from evalreg.batch.check import check_paths
-    from evalreg.batch.summary import Summary
+    from evalreg.batch.runs import detect_run
 
-    summary = Summary()
-    checks = check_paths(
-        context.registry,
-        paths,
-        include=include,
-        exclude=exclude,
-        validate=False,
-        config=project_config(),
+    run = detect_run(
+        context.registry, paths, include=include, exclude=exclude, config=project_config()
     )
     shown = progress_for("detect", paths, include, exclude, progress)
-
-    def counted() -> Iterator[Any]:
-        for check in shown.wrap(checks, lambda check: (check.path, 1)):
-            summary.add(check)
-            yield check
-
-    for check, last in _grouped(counted()):
+    for check, last in _grouped(shown.wrap(run, lambda check: (check.path, 1))):
         if fmt == "json":
             row = _detection_json(check)
             row["last_line"] = last
@@ -126,6 +113,7 @@ def detect_command(
             emit(f"{where}: unreadable: {check.error}")
         else:
             emit(f"{where}: {check.detection.summary()}")
+    summary = run.summary
     counts = summary.as_dict()
     line = (
         f"{counts['files']} files, {counts['records']} records: {counts['valid']} detected, "
@@ -247,7 +235,7 @@ def status_command(
     if fmt == "json":
         document = {
             "rows": [_row_json(row) for row in rows],
-            "summary": _summary(inventory, rows) | {"behind_required_files": len(behind)},
+            "summary": inventory.summary(rows) | {"behind_required_files": len(behind)},
         }
         if wanted:
             document["required"] = dict(sorted(wanted.items()))
@@ -313,16 +301,8 @@ def _run_options(context: Context) -> list[str]:
     return words
 
 
-def _summary(inventory: Inventory, rows: list[Row]) -> dict[str, int]:
-    behind = [row for row in rows if row.state == "behind"]
-    return inventory.as_dict() | {
-        "behind_latest": sum(row.records for row in behind),
-        "behind_latest_files": len(inventory.files_at({(r.family, r.version) for r in behind})),
-    }
-
-
 def _print_summary(inventory: Inventory, rows: list[Row], behind_required: int | None) -> None:
-    counts = _summary(inventory, rows)
+    counts = inventory.summary(rows)
     line = (
         f"{counts['files']:,} files, {counts['records']:,} records: "
         f"{counts['detected']:,} detected ({counts['behind_latest']:,} behind the latest "

@@ -115,11 +115,11 @@ def migrate_command(
     Exit code 0 when every record migrated or was current and every file was written, 1 when
     some failed, 2 for usage errors.
     """
-    from evalreg.batch.migrate import migrate_paths
+    from evalreg.batch.migrate import migrate_run
     from evalreg.batch.migrate_file import FileMigration, Leftover, MigrateOptions, RecordMigration
     from evalreg.engine.steps import check_params, parse_params
 
-    if sum(bool(x) for x in (out, in_place, dry_run)) != 1:
+    if [out is not None, in_place, dry_run].count(True) != 1:
         fail("choose exactly one of --out DIR, --in-place or --dry-run")
     if backup is not None and not in_place:
         fail("--backup goes with --in-place")
@@ -155,11 +155,8 @@ def migrate_command(
         overwrite_backup=overwrite_backup,
         dry_run=dry_run,
         diff=diff,
-        # Text output counts a file's notes (unless it lists them all); JSON has a row per record.
-        grouped=fmt == "text" and not verbose,
     )
-    report = MigrationReport(fmt, dry_run=dry_run, verbose=verbose, diff=diff, registry=registry)
-    events = migrate_paths(
+    run = migrate_run(
         registry,
         paths,
         options,
@@ -168,10 +165,15 @@ def migrate_command(
         jobs=jobs_count(jobs),
         runner=runner_for(scheduler, jobs),
         config=project_config(),
+        # Text output says each distinct note once (unless it lists them all); JSON every one.
+        notes="grouped" if fmt == "text" and not verbose else "each",
+    )
+    report = MigrationReport(
+        fmt, run.summary, dry_run=dry_run, verbose=verbose, diff=diff, registry=registry
     )
     shown = progress_for("migrate", paths, include, exclude, progress)
     counted = shown.wrap(
-        events, lambda e: (e.path, e.count) if isinstance(e, RecordMigration) else None
+        run, lambda e: (e.path, e.count) if isinstance(e, RecordMigration) else None
     )
     for event in counted:
         if isinstance(event, Leftover):
@@ -180,5 +182,5 @@ def migrate_command(
             report.file(event)
         else:
             report.record(event)
-    report.summary()
-    sys.exit(EXIT_PROBLEMS if report.failed else EXIT_OK)
+    report.end()
+    sys.exit(EXIT_OK if run.summary.ok else EXIT_PROBLEMS)

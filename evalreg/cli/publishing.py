@@ -283,8 +283,7 @@ def publish_command(
         emit(f"evalreg: kept {path} (not written by evalreg publish)", err=True)
     for family, version in result.skipped_drafts:
         emit(f"evalreg: skipped draft {family} {version} (release it, or pass --drafts)", err=True)
-    versions = sum(len(f.versions) for f in result.families)
     emit(
-        f"published {len(result.families)} families, {versions} schema versions, "
+        f"published {len(result.families)} families, {result.versions} schema versions, "
         f"{len(result.files)} files to {result.out_dir} (base URL {result.base_url})"
     )

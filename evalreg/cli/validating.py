@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -54,58 +53,29 @@ def _text_line(where: str, issue: Any, pointer: str, more: str = "") -> str:
     return f"{place}: {warning}{pointer}: {issue.message}{more}{rule}"
 
 
-_INDEX = re.compile(r"/\d+(?=/|$)")
+def _group_lines(groups: Iterable[Any]) -> Iterator[str]:
+    """Yield the text lines of a file's problems, each kind once (see `ProblemGroups`).
 
-
-class _Grouped:
-    """The text output of one file's problems: each distinct problem once, with how often.
-
-    Problems alike (the same message of the same rule or keyword, at pointers that differ only
-    in array indices) are one line: `(24 places)` within a record, `(300 records, first at
-    line 12)` across the lines of a JSONL file. `--verbose` prints each one.
+    Problems alike are one line: `(24 places)` within a record, `(300 records, first at line
+    12)` across the lines of a JSONL file. `--verbose` prints each one.
     """
-
-    def __init__(self) -> None:
-        self.path: str | None = None
-        self.groups: dict[Any, list[Any]] = {}
-
-    def add(self, check: Any) -> Iterator[str]:
-        """Take one check; yield the lines of the file before it, when it is another file."""
-        if check.path != self.path:
-            yield from self.flush()
-            self.path = check.path
-        if check.status == "unreadable":
-            self.groups[object()] = [check, None, 1, {check.line}]
-        for issue in check.issues:
-            pattern = _INDEX.sub("/*", issue.pointer) or "/"
-            key = (issue.severity, issue.rule, issue.keyword, issue.message, pattern)
-            found = self.groups.get(key)
-            if found is None:
-                self.groups[key] = [check, issue, 1, {check.line}]
-            else:
-                found[2] += 1
-                found[3].add(check.line)
-
-    def flush(self) -> Iterator[str]:
-        """Yield the lines of the file taken so far, in the order its problems first came."""
-        for key, (check, issue, count, lines) in self.groups.items():
-            if issue is None:
-                yield from _report_text(check, False)
-                continue
-            where = located(check.path, check.line)
-            if count == 1:
-                yield _text_line(where, issue, issue.pointer or "/")
-                continue
-            pattern = key[4]
-            if len(lines) == 1:
-                more = f" ({count:,} places)"
-            else:
-                where = located(check.path, None)
-                first = f", first at line {check.line}" if check.line is not None else ""
-                times = f"{count:,} times in " if count != len(lines) else ""
-                more = f" ({times}{len(lines):,} records{first})"
-            yield _text_line(where, issue, pattern, more)
-        self.groups.clear()
+    for group in groups:
+        check, issue, count, records = group.check, group.issue, group.count, group.records
+        if issue is None:
+            yield from _report_text(check, False)
+            continue
+        where = located(check.path, check.line)
+        if count == 1:
+            yield _text_line(where, issue, issue.pointer or "/")
+            continue
+        if records == 1:
+            more = f" ({count:,} places)"
+        else:
+            where = located(check.path, None)
+            first = f", first at line {check.line}" if check.line is not None else ""
+            times = f"{count:,} times in " if count != records else ""
+            more = f" ({times}{records:,} records{first})"
+        yield _text_line(where, issue, group.pattern, more)
 
 
 def _report_json(check: Any, quiet: bool) -> Iterator[str]:
@@ -325,8 +295,9 @@ def validate_command(
     when all records are valid and no rule fails (warnings and known findings do not count),
     1 otherwise, 2 for usage errors.
     """
-    from evalreg.batch.check import RecordCheck, RuleFinding, validate_paths
-    from evalreg.batch.summary import Summary
+    from evalreg.batch.check import RecordCheck, RuleFinding
+    from evalreg.batch.runs import validate_run
+    from evalreg.batch.summary import ProblemGroups
 
     if version and not family:
         fail("--version needs --family")
@@ -346,11 +317,10 @@ def validate_command(
         from evalreg.batch.baseline import Baseline
 
         baseline = Baseline.load(baseline_file or str(config.baseline))
-    summary = Summary()
     reporter = REPORTERS[fmt]
     printed = 0
     statistics = statistics or write_to is not None
-    checks: Iterable[Any] = validate_paths(
+    run = validate_run(
         context.registry,
         paths,
         include=include,
@@ -361,25 +331,24 @@ def validate_command(
         rules=selection,
         runner=runner_for(scheduler, jobs),
         config=config,
+        baseline=baseline,
     )
     shown = progress_for("validate", paths, include, exclude, progress)
     # A record's check counts one record, a run of valid ones its length, a finding none.
-    counted = shown.wrap(
-        checks, lambda c: None if isinstance(c, RuleFinding) else (c.path, getattr(c, "count", 1))
+    checks: Iterable[Any] = shown.wrap(
+        run, lambda c: None if isinstance(c, RuleFinding) else (c.path, getattr(c, "count", 1))
     )
-    if baseline is not None:
-        counted = baseline.filter(counted)
     if write_to is not None:
-        counted = _written(counted, write_to)
-    grouped = _Grouped() if fmt == "text" and not verbose else None
-    for check in counted:
-        summary.add(check)
+        checks = _written(checks, write_to)
+    grouped = ProblemGroups() if fmt == "text" and not verbose else None
+    for check in checks:
         if statistics or not isinstance(check, (RecordCheck, RuleFinding)):
             continue
-        lines = grouped.add(check) if grouped is not None else reporter(check, quiet)
+        lines = _group_lines(grouped.add(check)) if grouped else reporter(check, quiet)
         printed = _print(lines, printed, max_errors)
     if grouped is not None:
-        printed = _print(grouped.flush(), printed, max_errors)
+        printed = _print(_group_lines(grouped.flush()), printed, max_errors)
+    summary = run.summary
     counts = summary.as_dict()
     if fmt == "json":
         emit_json({"summary": counts})

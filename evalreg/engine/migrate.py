@@ -7,7 +7,7 @@ steps, its parameter defaults, its marker writer, and which steps run fused.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
@@ -66,14 +66,25 @@ class MigrationResult:
         return self.status != "failed"
 
 
-def _memo(registry: BaseRegistry, name: str) -> dict[Any, Any]:
-    """Return a cache kept on `registry` (which never changes once loaded) for what `name` holds."""
-    memo: dict[Any, Any] = registry.derived(f"migrate:{name}", _new_memo)
-    return memo
+class _Routes:
+    """The routes of one registry and its families' marker writers, each worked out once.
 
+    Kept on the registry (`BaseRegistry.derived`), which never changes once loaded, so that
+    they live exactly as long as it does.
+    """
 
-def _new_memo(registry: BaseRegistry) -> dict[Any, Any]:
-    return {}
+    def __init__(self, registry: BaseRegistry) -> None:
+        self.routes: dict[tuple[str, str, str, bool], _Route] = {}
+        """By family, source version, target as asked (`latest` too) and whether drafts count:
+        registries that differ only there share the cache, and `latest` depends on it."""
+        self.writers: dict[str, _Writer | None] = {}
+        """By family (None: the family writes no marker)."""
+
+    @staticmethod
+    def of(registry: BaseRegistry) -> _Routes:
+        """Return the routes of `registry`."""
+        routes: _Routes = registry.derived("migrate:routes", _Routes)
+        return routes
 
 
 class _Move(NamedTuple):
@@ -110,8 +121,7 @@ class _Route:
             UnknownVersionError: `to` is no version of the family.
             NoMigrationPathError: no chain connects the two versions.
         """
-        # `latest` depends on whether drafts count; registries that differ only there share it
-        cache: dict[tuple[str, str, str, bool], _Route] = _memo(registry, "routes")
+        cache = _Routes.of(registry).routes
         route = cache.get((family, source, to, registry.drafts))
         if route is None:
             target = registry.resolve_version(family, to)
@@ -155,18 +165,23 @@ class _Writer:
 
     marker: Marker
     tokens: tuple[str, ...]
-    values: dict[str, str | None] = field(default_factory=dict, compare=False)
-    """The marker value of each version written so far."""
+    values: Mapping[str, str | None]
+    """The marker value of each version of the family (read-only)."""
 
     @staticmethod
     def of(registry: BaseRegistry, family: str) -> _Writer | None:
         """Return the family's marker writer (None: the family has no marker it writes)."""
-        cache: dict[str, _Writer | None] = _memo(registry, "marker_writers")
+        cache = _Routes.of(registry).writers
         if family not in cache:
             markers = registry.manifest(family).markers
             marker = next((m for m in markers if m.template is not None), None)
-            tokens = () if marker is None else tuple(split(marker.pointer))
-            cache[family] = None if marker is None else _Writer(marker, tokens)
+            writer = None
+            if marker is not None:
+                tokens = tuple(split(marker.pointer))
+                versions = registry.versions(family)
+                values = MappingProxyType({v: marker.render(v) for v in versions})
+                writer = _Writer(marker, tokens, values)
+            cache[family] = writer
         return cache[family]
 
     def write(self, record: Any, before: Any, version: str) -> Any:
@@ -177,8 +192,8 @@ class _Writer:
         if marker.when == "present" and resolve(before, marker.pointer) is MISSING:
             return record
         value = self.values.get(version, MISSING)
-        if value is MISSING:
-            value = self.values[version] = marker.render(version)
+        if value is MISSING:  # a version the family did not list when the writer was made
+            value = marker.render(version)
         if len(tokens) == 1:
             if record.get(tokens[0], MISSING) == value:
                 return record

@@ -206,6 +206,11 @@ class PublishResult:
     """Files in the folder that an earlier publish did not write (a CNAME, say), kept as they
     were."""
 
+    @property
+    def versions(self) -> int:
+        """Return how many schema versions were published, of every family."""
+        return sum(len(family.versions) for family in self.families)
+
 
 def _dump(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False) + "\n"

@@ -309,8 +309,12 @@ def test_grouped_outcomes_count_every_record_once_at_its_first_line(
     path = _jsonl(tmp_path / "samples.jsonl", 150)
     options = MigrateOptions(to="latest", out=str(tmp_path / "out"))
     one = [e for e in migrate_paths(registry, [str(path)], options, jobs=1) if _is_record(e)]
-    grouped = replace(options, out=str(tmp_path / "out2"), grouped=True)
-    two = [e for e in migrate_paths(registry, [str(path)], grouped, jobs=2) if _is_record(e)]
+    grouped = replace(options, out=str(tmp_path / "out2"))
+    two = [
+        e
+        for e in migrate_paths(registry, [str(path)], grouped, jobs=2, notes="grouped")
+        if _is_record(e)
+    ]
     assert len(two) < len(one) * 0.6  # a few groups per part, and the failures one by one
     failed = [_outcome(e, e.line) for e in one if e.status not in ("migrated", "current")]
     assert [_outcome(e, e.line) for e in two if e.count == 1 and e.status == "failed"] == [
