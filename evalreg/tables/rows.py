@@ -1,9 +1,10 @@
 """Records as rows of a version's columns, and rows back as records, losing nothing.
 
-A row is what pyarrow builds a struct from: dicts for structs, lists for lists, `(key, value)`
-pairs for string maps, JSON text (UTF-8 bytes) for JSON columns, Python scalars otherwise.
-What the typed columns cannot hold as it is goes into the row's `_extra`, a JSON object from
-JSON pointers to values, so that `record_of(row)` gives the record back:
+A row is what pyarrow builds a struct from: dicts for structs, lists for lists, dicts for
+string maps (built as Arrow maps, then cast to lists of entries), JSON text (UTF-8 bytes) for
+JSON columns, Python scalars otherwise. What the typed columns cannot hold as it is goes into
+the row's `_extra`, a JSON object from JSON pointers to values, so that `record_of(row)` gives
+the record back:
 
 - a property the schema does not declare (of an object whose schema allows others);
 - a number a double (or int64) does not hold as written: an `ExactNumber`, an integer beyond
@@ -169,7 +170,7 @@ def _map_converter(column: Column) -> Convert:
         for key, element in value.items():
             if type(element) is not str and not (element is None and nullable):
                 raise RowError(f"{pointer}/{escape(key)}", "a string", element)
-        return list(value.items())
+        return value  # built as an Arrow map, cast to its list of entries
 
     return convert
 
@@ -209,23 +210,14 @@ def _struct_converter(column: Column) -> Convert:
             out[key] = new
         return out
 
+    nulls = struct_nulls(column)
+
     def convert(value: Any, pointer: str, extras: Extras) -> Any:
         if type(value) is not dict:
             raise RowError(pointer, "an object", value)
         if not value.keys() <= declared:
             return slow(value, pointer, extras)
-        out = value
-        if None in value.values():
-            for key in [k for k, v in value.items() if v is None]:
-                _, suffix, child = children[key]
-                if child.kind == "json":
-                    if out is value:
-                        out = dict(value)
-                    out[key] = b"null"
-                elif not child.nullable:
-                    raise RowError(pointer + suffix, "a value", None)
-                elif not child.required:
-                    extras[pointer + suffix] = None  # a null written, not a value missing
+        out = nulls(value, pointer, extras) if None in value.values() else value
         for name, each, suffix, nullable, quick in special:
             element = value.get(name)
             if element is None:
@@ -245,12 +237,37 @@ def _struct_converter(column: Column) -> Convert:
     return convert
 
 
+def struct_nulls(column: Column) -> Convert:
+    """Return what a struct's converter does with the nulls of an object holding declared
+    properties only: JSON columns take the text `null` (in a copy of the object, returned), an
+    optional property's null goes to `_extra`, a required one is refused."""
+    children = {c.name: ("/" + escape(c.name), c) for c in column.children}
+
+    def nulls(value: Any, pointer: str, extras: Extras) -> Any:
+        out = value
+        for key in [k for k, v in value.items() if v is None]:
+            suffix, child = children[key]
+            if child.kind == "json":
+                if out is value:
+                    out = dict(value)
+                out[key] = b"null"
+            elif not child.nullable:
+                raise RowError(pointer + suffix, "a value", None)
+            elif not child.required:
+                extras[pointer + suffix] = None  # a null written, not a value missing
+        return out
+
+    return nulls
+
+
 class RowMaker:
     """Turns records of one version into rows (each with its `_extra`)."""
 
-    def __init__(self, layout: Layout) -> None:
+    def __init__(self, layout: Layout, convert: Convert | None = None) -> None:
         self.layout = layout
-        self._convert = _struct_converter(layout.root)
+        self._convert = convert or _struct_converter(layout.root)
+        """What `_struct_converter(layout.root)` returns, or a function that does the same
+        (`evalreg.tables.compiled.compile_struct`)."""
 
     def row(self, record: Any) -> dict[str, Any]:
         """Return the row of `record`.
