@@ -145,6 +145,8 @@ def export_command(
     if scheduler is not None and fmt != "parquet":
         fail("--scheduler writes a folder of Parquet parts: use --format parquet")
     _return_freed_memory()
+    if scheduler is None:
+        _keep_pandas_out()
     registry = context.registry
     registry.manifest(family)
     registry.resolve_version(family, to)
@@ -183,6 +185,26 @@ def _return_freed_memory() -> None:
     import pyarrow as pa
 
     pa.set_memory_pool(pa.system_memory_pool())
+
+
+class _NoPandas:
+    """A module finder that has `import pandas` fail."""
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
+        if name == "pandas" or name.startswith("pandas."):
+            raise ImportError("evalreg export makes no use of pandas")
+
+
+def _keep_pandas_out() -> None:
+    """Have `import pandas` fail in this process (and the workers forked from it).
+
+    pyarrow imports pandas, if it is installed, as it builds arrays from Python values (to tell
+    pandas objects apart): a quarter of a second and some 50 MB in every process that makes
+    rows, for nothing here, where the values are rows. Not with a Dask cluster, whose client
+    may want pandas; nor where pandas is imported already.
+    """
+    if "pandas" not in sys.modules and not any(isinstance(f, _NoPandas) for f in sys.meta_path):
+        sys.meta_path.insert(0, _NoPandas())
 
 
 def _print_problem(problem: Any, report: str) -> None:
