@@ -215,6 +215,7 @@ def _made(found: Iterator[Outcome], rows: _Rows) -> Iterator[Event]:
                 add(
                     item.record if result is None else result.record,
                     provenance_of(item, result) if provenance else None,
+                    owned=True,  # read for this table alone: its rows may be the records
                 )
             except RowError:
                 yield from rows.add(item, result)  # reports the problem

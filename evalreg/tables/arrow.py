@@ -218,13 +218,16 @@ class BatchBuilder:
         self._maker = self.spec.maker
         self._tokens = split(self.spec.explode) if self.spec.explode is not None else None
 
-    def add(self, record: Any, provenance: Provenance | None = None) -> int:
-        """Add the rows of a record; return how many (with `explode`, one per item).
+    def add(
+        self, record: Any, provenance: Provenance | None = None, *, owned: bool = False
+    ) -> int:
+        """Add the rows of a record; return how many (with `explode`, one per item). An
+        `owned` record (one no one else holds) may become a row itself.
 
         Raises:
             RowError: a value of the record does not have the type of its column.
         """
-        row = self._maker.row(record)
+        row = self._maker.row(record, owned=owned)
         if self.spec.provenance and provenance is not None:
             row.update(zip((p[0] for p in PROVENANCE), provenance, strict=True))
         owner = self.records

@@ -269,15 +269,16 @@ class RowMaker:
         """What `_struct_converter(layout.root)` returns, or a function that does the same
         (`evalreg.tables.compiled.compile_struct`)."""
 
-    def row(self, record: Any) -> dict[str, Any]:
-        """Return the row of `record`.
+    def row(self, record: Any, *, owned: bool = False) -> dict[str, Any]:
+        """Return the row of `record` (`owned`: a record no one else holds, which may become
+        its row itself, rather than stay as it was).
 
         Raises:
             RowError: a value does not have the type of its column.
         """
         extras: Extras = {}
         row: dict[str, Any] = self._convert(record, "", extras)
-        if row is record:
+        if row is record and not owned:
             row = dict(row)  # the row gets columns of its own: the record stays as it was
         row[EXTRA] = dumps(extras) if extras else None
         return row
