@@ -218,9 +218,7 @@ class BatchBuilder:
         self._maker = self.spec.maker
         self._tokens = split(self.spec.explode) if self.spec.explode is not None else None
 
-    def add(
-        self, record: Any, provenance: Provenance | None = None, *, owned: bool = False
-    ) -> int:
+    def add(self, record: Any, provenance: Provenance | None = None, *, owned: bool = False) -> int:
         """Add the rows of a record; return how many (with `explode`, one per item). An
         `owned` record (one no one else holds) may become a row itself.
 

@@ -24,7 +24,6 @@ from evalreg.tables.rows import (
     RowError,
     _struct_converter,
     converter,
-    struct_nulls,
 )
 
 MAX_DEPTH = 12
@@ -97,10 +96,9 @@ def _struct(
     w.line(indent + 1, f"{out} = {whole}({value}, {p}, extras)")  # the undeclared kept
     w.line(indent, "else:")
     indent += 1
-    nulls = w.const(struct_nulls(column), "nulls")
     w.line(indent, f"{out} = {value}")
     w.line(indent, f"if None in {value}.values():")
-    w.line(indent + 1, f"{out} = {nulls}({value}, {p}, extras)")
+    _nulls(w, column, value, out, p, indent + 1)
     for child in column.children:
         each = converter(child)
         if each is None:
@@ -127,6 +125,34 @@ def _struct(
             w.line(body + 1, f"if {new} is None:")
             w.line(body + 2, f"raise RowError({_render(inner)}, HELD, {element})")
         w.line(body + 1, f"{out}[{child.name!r}] = {new}")
+
+
+def _nulls(w: _Writer, column: Column, value: str, out: str, p: str, indent: int) -> None:
+    """Write what `rows.struct_nulls` does with the nulls of `value` (declared properties)."""
+    actions = {}
+    for child in column.children:
+        suffix = "/" + escape(child.name)
+        if child.kind == "json":
+            actions[child.name] = ("json", suffix)
+        elif not child.nullable:
+            actions[child.name] = ("refused", suffix)
+        elif not child.required:
+            actions[child.name] = ("extra", suffix)  # a null written, not a value missing
+    if not actions:
+        w.line(indent, "pass")  # nulls where null is a value
+        return
+    known, key, element, action = w.const(actions, "nulls"), w.name("k"), w.name("z"), w.name("a")
+    w.line(indent, f"for {key}, {element} in {value}.items():")
+    w.line(indent + 1, f"if {element} is None and {key} in {known}:")
+    w.line(indent + 2, f"{action}, suffix = {known}[{key}]")
+    w.line(indent + 2, f"if {action} == 'extra':")
+    w.line(indent + 3, f"extras[{p} + suffix] = None")
+    w.line(indent + 2, f"elif {action} == 'json':")
+    w.line(indent + 3, f"if {out} is {value}:")
+    w.line(indent + 4, f"{out} = dict({value})")
+    w.line(indent + 3, f"{out}[{key}] = b'null'")
+    w.line(indent + 2, "else:")
+    w.line(indent + 3, f"raise RowError({p} + suffix, 'a value', None)")
 
 
 def _list(

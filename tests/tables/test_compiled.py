@@ -150,8 +150,13 @@ def odd(make_registry_dir: Any) -> Registry:
     }
     deep = nested(MAX_DEPTH + 3, leaf)
     flat = {"type": "object", "properties": {"items": {"type": "array", "items": leaf}}}
+    held = {"type": "object", "required": ["a"], "properties": {"a": {"type": ["string", "null"]}}}
     root = make_registry_dir(
-        {"odd.deep": {"schemas": {"1.0": deep}}, "odd.flat": {"schemas": {"1.0": flat}}}
+        {
+            "odd.deep": {"schemas": {"1.0": deep}},
+            "odd.flat": {"schemas": {"1.0": flat}},
+            "odd.held": {"schemas": {"1.0": held}},
+        }
     )
     return evalreg.load_registry([root], builtin=False)
 
@@ -181,3 +186,7 @@ def test_odd_names_and_nesting_beyond_the_compiled_depth_convert_as_with_the_clo
     record = {"items": [{**plain, "a/b~c": None}, {**plain, "it's": None, "x": 1}]}
     compile_struct(flat)(record, "", extras)
     assert list(extras) == ["/items/0/a~1b~0c", "/items/1/it's", "/items/1/x"]
+    held = layout(odd, "odd.held", "1.0").root  # a null that needs no _extra: required
+    for record in ({"a": None}, {"a": "x"}, {"a": None, "b": 1}, {}, {"a": 1}):
+        check_same(held, record)
+    assert outcome(compile_struct(held), {"a": None})[1:] == ({"a": None}, True, [])
