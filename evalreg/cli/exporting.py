@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import click
@@ -145,8 +147,6 @@ def export_command(
     if scheduler is not None and fmt != "parquet":
         fail("--scheduler writes a folder of Parquet parts: use --format parquet")
     _return_freed_memory()
-    if scheduler is None:
-        _keep_pandas_out()
     registry = context.registry
     registry.manifest(family)
     registry.resolve_version(family, to)
@@ -167,11 +167,12 @@ def export_command(
     shown = progress_for("export", paths, include, exclude, progress)
     done: Exported | None = None
     try:
-        for event in shown.wrap(events, lambda e: e if isinstance(e, tuple) else None):
-            if isinstance(event, Problem):
-                _print_problem(event, report)
-            elif isinstance(event, Exported):
-                done = event
+        with _pandas_kept_out(scheduler is None):
+            for event in shown.wrap(events, lambda e: e if isinstance(e, tuple) else None):
+                if isinstance(event, Problem):
+                    _print_problem(event, report)
+                elif isinstance(event, Exported):
+                    done = event
     except OSError as err:
         fail(f"cannot write {out}: {err.strerror or err}; nothing was written", EXIT_PROBLEMS)
     assert done is not None
@@ -195,16 +196,24 @@ class _NoPandas:
             raise ImportError("evalreg export makes no use of pandas")
 
 
-def _keep_pandas_out() -> None:
-    """Have `import pandas` fail in this process (and the workers forked from it).
+@contextlib.contextmanager
+def _pandas_kept_out(active: bool) -> Iterator[None]:
+    """Have `import pandas` fail while the block runs (in the workers forked meanwhile too).
 
     pyarrow imports pandas, if it is installed, as it builds arrays from Python values (to tell
     pandas objects apart): a quarter of a second and some 50 MB in every process that makes
-    rows, for nothing here, where the values are rows. Not with a Dask cluster, whose client
-    may want pandas; nor where pandas is imported already.
+    rows, for nothing here, where the values are rows. Not with a Dask cluster (`active`
+    false), whose client may want pandas; nor where pandas is imported already.
     """
-    if "pandas" not in sys.modules and not any(isinstance(f, _NoPandas) for f in sys.meta_path):
-        sys.meta_path.insert(0, _NoPandas())
+    if not active or "pandas" in sys.modules:
+        yield
+        return
+    finder = _NoPandas()
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
 
 
 def _print_problem(problem: Any, report: str) -> None:
