@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from evalreg.batch import parallel
+from evalreg.batch.config import Config
 from evalreg.batch.load import Problem
 from evalreg.batch.tabulate import TableOptions, table_events
 from evalreg.engine.registry import Registry
@@ -94,11 +95,13 @@ def export_paths(
     *,
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
+    config: Config | None = None,
     jobs: int = 1,
     runner: parallel.Runner | None = None,
 ) -> Iterator[Problem | tuple[str, int] | Exported]:
     """Export the records under `paths`; yield each problem, `(path, records)` as records are
-    read (for progress displays), and last what was written.
+    read (for progress displays), and last what was written. `config`: the project's
+    configuration, whose include and exclude apply too.
 
     Raises:
         MissingExtraError: pyarrow is not installed.
@@ -110,7 +113,14 @@ def export_paths(
 
     spec = options.table.spec(registry)
     events = table_events(
-        registry, paths, options.table, include=include, exclude=exclude, jobs=jobs, runner=runner
+        registry,
+        paths,
+        options.table,
+        include=include,
+        exclude=exclude,
+        config=config,
+        jobs=jobs,
+        runner=runner,
     )
     counts = _Counts()
     if options.dataset:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
 from evalreg.batch import parallel
+from evalreg.batch.config import Config
 from evalreg.batch.load import (
     ERROR_MODES,
     ErrorMode,
@@ -215,6 +216,7 @@ def _made(found: Iterator[Outcome], rows: _Rows) -> Iterator[Event]:
                 add(
                     item.record if result is None else result.record,
                     provenance_of(item, result) if provenance else None,
+                    owned=True,  # read for this table alone: its rows may be the records
                 )
             except RowError:
                 yield from rows.add(item, result)  # reports the problem
@@ -436,6 +438,7 @@ def table_events(
     *,
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
+    config: Config | None = None,
     jobs: int = 1,
     runner: parallel.Runner | None = None,
 ) -> Iterator[Event]:
@@ -449,6 +452,8 @@ def table_events(
 
     spec = options.spec(registry)
     files = expand(paths, default_include(registry, options.family, include), exclude)
+    if config is not None:  # the project's include and exclude apply too
+        files = (path for path in files if config.wants(path))
     rows = _rows(spec, options.batch_rows)
     if runner is not None:
         jobs = runner.jobs

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import click
@@ -22,6 +24,7 @@ from evalreg.cli.options import (
     jobs_option,
     located,
     path_options,
+    project_config,
     runner_for,
     scheduler_option,
 )
@@ -159,17 +162,19 @@ def export_command(
         options,
         include=include,
         exclude=exclude,
+        config=project_config(),
         jobs=jobs_count(jobs),
         runner=runner_for(scheduler, jobs),
     )
     shown = progress_for("export", paths, include, exclude, progress)
     done: Exported | None = None
     try:
-        for event in shown.wrap(events, lambda e: e if isinstance(e, tuple) else None):
-            if isinstance(event, Problem):
-                _print_problem(event, report)
-            elif isinstance(event, Exported):
-                done = event
+        with _pandas_kept_out(scheduler is None):
+            for event in shown.wrap(events, lambda e: e if isinstance(e, tuple) else None):
+                if isinstance(event, Problem):
+                    _print_problem(event, report)
+                elif isinstance(event, Exported):
+                    done = event
     except OSError as err:
         fail(f"cannot write {out}: {err.strerror or err}; nothing was written", EXIT_PROBLEMS)
     assert done is not None
@@ -183,6 +188,34 @@ def _return_freed_memory() -> None:
     import pyarrow as pa
 
     pa.set_memory_pool(pa.system_memory_pool())
+
+
+class _NoPandas:
+    """A module finder that has `import pandas` fail."""
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
+        if name == "pandas" or name.startswith("pandas."):
+            raise ImportError("evalreg export makes no use of pandas")
+
+
+@contextlib.contextmanager
+def _pandas_kept_out(active: bool) -> Iterator[None]:
+    """Have `import pandas` fail while the block runs (in the workers forked meanwhile too).
+
+    pyarrow imports pandas, if it is installed, as it builds arrays from Python values (to tell
+    pandas objects apart): a quarter of a second and some 50 MB in every process that makes
+    rows, for nothing here, where the values are rows. Not with a Dask cluster (`active`
+    false), whose client may want pandas; nor where pandas is imported already.
+    """
+    if not active or "pandas" in sys.modules:
+        yield
+        return
+    finder = _NoPandas()
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
 
 
 def _print_problem(problem: Any, report: str) -> None:

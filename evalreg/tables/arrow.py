@@ -19,6 +19,7 @@ from typing import Any
 
 from evalreg.errors import MissingExtraError, TableError
 from evalreg.io.pointer import split
+from evalreg.tables.compiled import compile_struct
 from evalreg.tables.mapping import EXTRA, MAPPING_VERSION, Column, Layout
 from evalreg.tables.rows import RowMaker, split_extras
 
@@ -64,7 +65,8 @@ def _metadata(column: Column) -> dict[bytes, bytes]:
 
 def arrow_type(column: Column, *, storage: bool = False) -> pa.DataType:
     """Return the Arrow type of a column (`storage`: JSON text and enums as plain strings,
-    which pyarrow builds from Python values five times as fast, then casts)."""
+    which pyarrow builds from Python values five times as fast, and string maps as Arrow maps,
+    built from dicts as they are; then cast)."""
     if column.kind == "json":
         return pa.string() if storage else JSON_TYPE
     if column.kind == "enum" and storage:
@@ -75,6 +77,8 @@ def arrow_type(column: Column, *, storage: bool = False) -> pa.DataType:
     if column.kind == "struct":
         return pa.struct(fields)
     if column.kind == "map":
+        if storage:  # built from dicts as they are, cast to the entries
+            return pa.map_(fields[0], fields[1])
         return pa.list_(pa.field("element", pa.struct(fields), nullable=False))
     return pa.list_(fields[0])
 
@@ -183,7 +187,7 @@ class TableSpec:
     @cached_property
     def maker(self) -> RowMaker:
         """Return the maker of the rows of the table's records (compiled once)."""
-        return RowMaker(self.layout)
+        return RowMaker(self.layout, compile_struct(self.layout.root))
 
     @cached_property
     def schema(self) -> pa.Schema:
@@ -214,13 +218,14 @@ class BatchBuilder:
         self._maker = self.spec.maker
         self._tokens = split(self.spec.explode) if self.spec.explode is not None else None
 
-    def add(self, record: Any, provenance: Provenance | None = None) -> int:
-        """Add the rows of a record; return how many (with `explode`, one per item).
+    def add(self, record: Any, provenance: Provenance | None = None, *, owned: bool = False) -> int:
+        """Add the rows of a record; return how many (with `explode`, one per item). An
+        `owned` record (one no one else holds) may become a row itself.
 
         Raises:
             RowError: a value of the record does not have the type of its column.
         """
-        row = self._maker.row(record)
+        row = self._maker.row(record, owned=owned)
         if self.spec.provenance and provenance is not None:
             row.update(zip((p[0] for p in PROVENANCE), provenance, strict=True))
         owner = self.records

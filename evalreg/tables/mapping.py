@@ -65,8 +65,9 @@ class Column:
     reason: str = ""
     """Why a column holds JSON text."""
     loose: bool = False
-    """A struct or list whose schema says no `type`: a value of another type is valid there
-    too (kept in `_extra`, the column null)."""
+    """A column whose schema says no `type`, or a property one branch of a union declares and
+    another leaves open: a value of another type is valid there too (kept in `_extra`, the
+    column null)."""
 
     @property
     def shape(self) -> tuple[Any, ...]:
@@ -420,8 +421,10 @@ def _merge_structs(a: Column, b: Column) -> Column:
     children = []
     for mine in a.children:
         other = theirs.pop(mine.name, None)
-        if other is None:
-            children.append(replace(mine, required=False, nullable=True))
+        if other is None:  # any value is valid there where b is open: another type to _extra
+            children.append(
+                replace(mine, required=False, nullable=True, loose=mine.loose or b.open)
+            )
         elif mine.shape == other.shape:
             children.append(_merge(mine, other))
         elif mine.kind == "struct" and other.kind == "struct":
@@ -431,7 +434,9 @@ def _merge_structs(a: Column, b: Column) -> Column:
             children.append(
                 Column(mine.name, "json", True, mine.pointer, mine.description, reason=reason)
             )
-    children += [replace(c, required=False, nullable=True) for c in theirs.values()]
+    children += [
+        replace(c, required=False, nullable=True, loose=c.loose or a.open) for c in theirs.values()
+    ]
     return replace(
         a,
         nullable=a.nullable or b.nullable,

@@ -1,9 +1,10 @@
 """Records as rows of a version's columns, and rows back as records, losing nothing.
 
-A row is what pyarrow builds a struct from: dicts for structs, lists for lists, `(key, value)`
-pairs for string maps, JSON text (UTF-8 bytes) for JSON columns, Python scalars otherwise.
-What the typed columns cannot hold as it is goes into the row's `_extra`, a JSON object from
-JSON pointers to values, so that `record_of(row)` gives the record back:
+A row is what pyarrow builds a struct from: dicts for structs, lists for lists, dicts for
+string maps (built as Arrow maps, then cast to lists of entries), JSON text (UTF-8 bytes) for
+JSON columns, Python scalars otherwise. What the typed columns cannot hold as it is goes into
+the row's `_extra`, a JSON object from JSON pointers to values, so that `record_of(row)` gives
+the record back:
 
 - a property the schema does not declare (of an object whose schema allows others);
 - a number a double (or int64) does not hold as written: an `ExactNumber`, an integer beyond
@@ -107,7 +108,10 @@ def converter(column: Column) -> Convert | None:
     """Return the function that turns a value of `column` into its row value (None: the value
     is its row value)."""
     if column.kind in _SCALARS:
-        return _SCALARS[column.kind]
+        scalar = _SCALARS[column.kind]
+        if not column.loose or column.kind == "json":
+            return scalar
+        return _loose_scalar(scalar, _TYPES[column.kind])
     found: Convert | None
     if column.kind == "list":
         found = _list_converter(column)
@@ -125,6 +129,29 @@ def _loose(convert: Convert | None, kind: type) -> Convert:
 
     def loose(value: Any, pointer: str, extras: Extras) -> Any:
         if type(value) is not kind:
+            extras[pointer] = value
+            return None
+        return value if convert is None else convert(value, pointer, extras)
+
+    return loose
+
+
+_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "enum": (str,),
+    "bool": (bool,),
+    "int64": (int,),
+    "float64": (int, float),
+}
+"""The Python types of the values a scalar column takes (a bool is no number here)."""
+
+
+def _loose_scalar(convert: Convert | None, kinds: tuple[type, ...]) -> Convert:
+    """Return `convert` for a scalar column where a value of any type is valid too (a property
+    one branch of a union declares and another leaves open): another type goes to `_extra`."""
+
+    def loose(value: Any, pointer: str, extras: Extras) -> Any:
+        if type(value) not in kinds:
             extras[pointer] = value
             return None
         return value if convert is None else convert(value, pointer, extras)
@@ -169,7 +196,7 @@ def _map_converter(column: Column) -> Convert:
         for key, element in value.items():
             if type(element) is not str and not (element is None and nullable):
                 raise RowError(f"{pointer}/{escape(key)}", "a string", element)
-        return list(value.items())
+        return value  # built as an Arrow map, cast to its list of entries
 
     return convert
 
@@ -209,23 +236,14 @@ def _struct_converter(column: Column) -> Convert:
             out[key] = new
         return out
 
+    nulls = struct_nulls(column)
+
     def convert(value: Any, pointer: str, extras: Extras) -> Any:
         if type(value) is not dict:
             raise RowError(pointer, "an object", value)
         if not value.keys() <= declared:
             return slow(value, pointer, extras)
-        out = value
-        if None in value.values():
-            for key in [k for k, v in value.items() if v is None]:
-                _, suffix, child = children[key]
-                if child.kind == "json":
-                    if out is value:
-                        out = dict(value)
-                    out[key] = b"null"
-                elif not child.nullable:
-                    raise RowError(pointer + suffix, "a value", None)
-                elif not child.required:
-                    extras[pointer + suffix] = None  # a null written, not a value missing
+        out = nulls(value, pointer, extras) if None in value.values() else value
         for name, each, suffix, nullable, quick in special:
             element = value.get(name)
             if element is None:
@@ -245,22 +263,48 @@ def _struct_converter(column: Column) -> Convert:
     return convert
 
 
+def struct_nulls(column: Column) -> Convert:
+    """Return what a struct's converter does with the nulls of an object holding declared
+    properties only: JSON columns take the text `null` (in a copy of the object, returned), an
+    optional property's null goes to `_extra`, a required one is refused."""
+    children = {c.name: ("/" + escape(c.name), c) for c in column.children}
+
+    def nulls(value: Any, pointer: str, extras: Extras) -> Any:
+        out = value
+        for key in [k for k, v in value.items() if v is None]:
+            suffix, child = children[key]
+            if child.kind == "json":
+                if out is value:
+                    out = dict(value)
+                out[key] = b"null"
+            elif not child.nullable:
+                raise RowError(pointer + suffix, "a value", None)
+            elif not child.required:
+                extras[pointer + suffix] = None  # a null written, not a value missing
+        return out
+
+    return nulls
+
+
 class RowMaker:
     """Turns records of one version into rows (each with its `_extra`)."""
 
-    def __init__(self, layout: Layout) -> None:
+    def __init__(self, layout: Layout, convert: Convert | None = None) -> None:
         self.layout = layout
-        self._convert = _struct_converter(layout.root)
+        self._convert = convert or _struct_converter(layout.root)
+        """What `_struct_converter(layout.root)` returns, or a function that does the same
+        (`evalreg.tables.compiled.compile_struct`)."""
 
-    def row(self, record: Any) -> dict[str, Any]:
-        """Return the row of `record`.
+    def row(self, record: Any, *, owned: bool = False) -> dict[str, Any]:
+        """Return the row of `record` (`owned`: a record no one else holds, which may become
+        its row itself, rather than stay as it was).
 
         Raises:
             RowError: a value does not have the type of its column.
         """
         extras: Extras = {}
         row: dict[str, Any] = self._convert(record, "", extras)
-        if row is record:
+        if row is record and not owned:
             row = dict(row)  # the row gets columns of its own: the record stays as it was
         row[EXTRA] = dumps(extras) if extras else None
         return row

@@ -271,6 +271,19 @@ def test_migrate_honours_exclude(project: Path, capsys: pytest.CaptureFixture[st
     assert (project / "all" / OLD).exists()
 
 
+def test_export_honours_exclude(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    args = ("export", "data", "--family", "eee.aggregate", "--to", "latest")
+    code, out, err = run(capsys, *args, "--out", "all.parquet")
+    assert code == 1 and "scratch/notes.json" in out + err  # not a record
+    configure(project, 'exclude = ["scratch", "hellaswag"]\n')
+    code, out, err = run(capsys, *args, "--out", "some.parquet")
+    assert code == 0 and "scratch" not in out + err
+    assert pq.read_table("some.parquet").num_rows == pq.read_table("all.parquet").num_rows - 1
+
+
 def test_config_names_the_file_and_excludes_isolated(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -152,6 +152,39 @@ def test_what_the_columns_cannot_hold_comes_back_from_extra(demo: Registry) -> N
     assert plain == {"id": "b"}
 
 
+def test_a_property_of_one_union_branch_takes_any_value_where_another_is_open(
+    registry: Registry,
+) -> None:
+    """mnemoverse events: `model_id` is a string in observations, and any value in the other
+    (open) kinds of event: a number there goes to `_extra`, the column stays a string."""
+    spec = TableSpec(layout(registry, "mnemoverse.events", "0.1"))
+    assert evalreg.arrow_schema("mnemoverse.events", "0.1").field("model_id").type == pa.string()
+    records = [
+        {
+            "type": "feedback_action",
+            "request_id": "r",
+            "action": "a",
+            "scope": "s",
+            "ts": "2026-01-01T00:00:00Z",
+            "model_id": 7,
+        },
+        {
+            "type": "evaluation_observation",
+            "request_id": "q",
+            "ts": "2026-01-01T00:00:00Z",
+            "model_id": "m",
+        },
+    ]
+    builder = BatchBuilder(spec)
+    for record in records:
+        builder.add(record)
+    batch, _ = builder.flush()
+    rows = batch.to_pylist()
+    assert [row["model_id"] for row in rows] == [None, "m"]
+    assert loads(rows[0]["_extra"]) == {"/model_id": 7}
+    assert list(evalreg.from_arrow(batch, registry=registry)) == records
+
+
 def test_a_record_that_cannot_be_a_row_is_named_and_the_others_kept(demo: Registry) -> None:
     builder = BatchBuilder(TableSpec(layout(demo, "demo.score", "1.0")))
     with pytest.raises(RowError, match=r"/results/0/value: expected a number, found str"):
