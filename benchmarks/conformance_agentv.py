@@ -244,6 +244,7 @@ ERA_STARTS = {
     "3": "2026-02-18",
     "3.1": "2026-03-30",
     "4": "2026-07-02",
+    "5": "2026-07-07",
 }
 """The first day of each era's upstream period (see each schema's description)."""
 

@@ -157,7 +157,11 @@ def _closest_era(registry: BaseRegistry, family: str, record: Any) -> tuple[tupl
     """
     scored = [
         (
-            len(type(fp)(required=fp.required, any=fp.any).mismatches(record)),
+            len(
+                type(fp)(required=fp.required, any=fp.any, any_groups=fp.any_groups).mismatches(
+                    record
+                )
+            ),
             v,
             fp.mismatches(record),
         )
@@ -254,7 +258,7 @@ def _from_pool(
 
 Stated = list[tuple[str, str, Evidence]]
 _PLAIN = (str, int, float, bool, type(None), type(MISSING))
-_PRESENCE_FIELDS = {"required", "forbidden", "equals", "any"}
+_PRESENCE_FIELDS = {"required", "forbidden", "equals", "any", "any_groups"}
 _CACHE_SIZE = 4096
 
 
@@ -271,6 +275,8 @@ def _presence(fingerprint: Fingerprint) -> tuple[tuple[str, ...], ...] | None:
     condition this function does not know.
     """
     if {f.name for f in fields(fingerprint)} != _PRESENCE_FIELDS or fingerprint.equals:
+        return None
+    if fingerprint.any_groups:
         return None
     groups = []
     for pointers in (fingerprint.required, fingerprint.any, fingerprint.forbidden):

@@ -12,7 +12,7 @@ ruamel.yaml's round-trip loader and brought up to date in place:
   list item moved into another list (told apart by its `id` or `name`);
 - list items with an `id` (or `name`) keep their comments when others are added or removed;
 - full-line comments (and blank lines) that followed a removed key stay before the key that
-  followed it;
+  followed it (before the map's first key, where that key comes first now);
 - new keys are placed where the migrated record puts them, in block style;
 - a text that was a literal or folded block scalar (`|`, `>`) in the original stays one wherever
   a step moves or rebuilds it, and a value renamed or moved unchanged is told apart from a
@@ -162,6 +162,22 @@ def _take_lines(node: Any, key: Any) -> tuple[Any, str]:
         if inner is not None:
             where.ca.items[at] = inner
     return own, lines
+
+
+def _start_lines(node: Any, lines: str) -> None:
+    """Print full-line comments `lines` (as taken after a key's line) before map `node`'s first
+    key, after the comments already there."""
+    from ruamel.yaml.error import CommentMark
+    from ruamel.yaml.tokens import CommentToken
+
+    text = lines[1:] if lines.startswith("\n") else lines  # the newline ended the key's line
+    if not text.strip():
+        return
+    if node.ca.comment is None:
+        node.ca.comment = [None, None]
+    if node.ca.comment[1] is None:
+        node.ca.comment[1] = []
+    node.ca.comment[1].append(CommentToken(text, CommentMark(0)))
 
 
 def _append_lines(node: Any, key: Any, lines: str) -> None:
@@ -377,6 +393,8 @@ def _update_map(node: Any, new: dict[Any, Any], donors: _Donors) -> Any:
         index = len(keys) if before is _NO_VALUE else keys.index(before)
         if index > 0:
             _append_lines(node, keys[index - 1], lines)
+        elif keys:
+            _start_lines(node, lines)
     return node
 
 

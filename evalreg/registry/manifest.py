@@ -76,6 +76,12 @@ def _exists(node: Any, tokens: tuple[str, ...], start: int = 0) -> bool:
     for index in range(start, len(tokens)):
         token = tokens[index]
         if token == "*" and isinstance(node, list):
+            if index == len(tokens) - 2 and tokens[-1] != "*":  # one key: look at once
+                key = tokens[-1]
+                return any(
+                    key in item if isinstance(item, dict) else _exists(item, tokens, index + 1)
+                    for item in node
+                )
             return any(_exists(item, tokens, index + 1) for item in node)
         if isinstance(node, dict):
             if token not in node:
@@ -96,20 +102,27 @@ _SHOWN_ABSENT = 4
 class Fingerprint:
     """A structural fingerprint: pointers that must exist, must not exist, or hold given values.
 
-    `required` pointers must all exist, `any` needs at least one of its pointers to exist,
-    `forbidden` pointers must not exist, and `equals` pointers must hold one of the listed values.
-    In `required`, `any` and `forbidden` a `*` token matches every item of an array.
+    `required` pointers must all exist, `any` needs at least one of its pointers to exist (and
+    so does each group of `any_groups`: a manifest's `any` given as a list of lists is `any` and
+    `any_groups`), `forbidden` pointers must not exist, and `equals` pointers must hold one of
+    the listed values. In these pointers a `*` token matches every item of an array.
     """
 
     required: tuple[str, ...] = ()
     forbidden: tuple[str, ...] = ()
     equals: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
     any: tuple[str, ...] = ()
+    any_groups: tuple[tuple[str, ...], ...] = ()
 
     @property
     def empty(self) -> bool:
         """Return whether the fingerprint constrains nothing."""
-        return not (self.required or self.forbidden or self.equals or self.any)
+        return not (self.required or self.forbidden or self.equals or self.any or self.any_groups)
+
+    @property
+    def groups(self) -> tuple[tuple[str, ...], ...]:
+        """Return `any` and the `any_groups`: the groups each needing one pointer to exist."""
+        return tuple(g for g in (self.any, *self.any_groups) if g)
 
     @cached_property
     def _tokens(self) -> tuple[tuple[tuple[str, ...], ...], ...]:
@@ -119,6 +132,11 @@ class Fingerprint:
             for pointers in (self.required, self.any, self.forbidden)
         )
 
+    @cached_property
+    def _group_tokens(self) -> tuple[tuple[tuple[str, ...], ...], ...]:
+        """The split pointers of each of `any_groups`."""
+        return tuple(tuple(tuple(split(p)) for p in group) for group in self.any_groups if group)
+
     def fits(self, record: Any) -> bool:
         """Return whether `record` matches the fingerprint (`mismatches` is empty), quickly."""
         required, any_of, forbidden = self._tokens
@@ -126,6 +144,9 @@ class Fingerprint:
             return False
         if any_of and not any(_exists(record, tokens) for tokens in any_of):
             return False
+        for group in self._group_tokens:
+            if not any(_exists(record, tokens) for tokens in group):
+                return False
         if any(_exists(record, tokens) for tokens in forbidden):
             return False
         for pointer, allowed in self.equals.items():
@@ -144,8 +165,9 @@ class Fingerprint:
         for pointer in self.required:
             if not find(record, pointer):
                 found.append(f"no {pointer}")
-        if self.any and not any(find(record, pointer) for pointer in self.any):
-            found.append(f"none of {', '.join(self.any)}")
+        for group in self.groups:
+            if not any(find(record, pointer) for pointer in group):
+                found.append(f"none of {', '.join(group)}")
         for pointer in self.forbidden:
             found += [f"has {hit}" for hit in find(record, pointer)[:1]]
         for pointer, allowed in self.equals.items():
@@ -159,7 +181,7 @@ class Fingerprint:
     def explain(self, record: Any) -> str:
         """Return what `record` shows of the fingerprint: the pointers found, the ones absent."""
         parts = [hit for pointer in self.required for hit in find(record, pointer)[:1]]
-        parts += [hit for pointer in self.any for hit in find(record, pointer)[:1]]
+        parts += [hit for group in self.groups for p in group for hit in find(record, p)[:1]]
         parts += [f"{p} = {resolve(record, p)!r}" for p in self.equals]
         forbidden = self._tokens[2]
         absent = [
@@ -174,8 +196,7 @@ class Fingerprint:
     def describe(self) -> str:
         """Return a short human description of what the fingerprint requires."""
         parts = [*self.required]
-        if self.any:
-            parts.append(f"one of {', '.join(self.any)}")
+        parts += [f"one of {', '.join(group)}" for group in self.groups]
         parts += [f"no {p}" for p in self.forbidden]
         parts += [f"{p} in {list(v)!r}" for p, v in self.equals.items()]
         return ", ".join(parts)
@@ -247,10 +268,14 @@ def _fingerprint(data: Any, where: str, key: str) -> Fingerprint:
     if not isinstance(equals, dict):
         raise RegistryError(where, f"{key}.equals must map pointers to lists of values")
     _pointers(list(equals), where, f"{key}.equals")
+    groups: list[Any] = [data.get("any")]
+    if isinstance(groups[0], list) and groups[0] and all(isinstance(g, list) for g in groups[0]):
+        groups = groups[0]  # a list of lists: each group needs one of its pointers
     return Fingerprint(
         required=_pointers(data.get("required"), where, f"{key}.required"),
         forbidden=_pointers(data.get("forbidden"), where, f"{key}.forbidden"),
-        any=_pointers(data.get("any"), where, f"{key}.any"),
+        any=_pointers(groups[0], where, f"{key}.any"),
+        any_groups=tuple(_pointers(g, where, f"{key}.any") for g in groups[1:]),
         equals={p: tuple(v) if isinstance(v, list) else (v,) for p, v in equals.items()},
     )
 

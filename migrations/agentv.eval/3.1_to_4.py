@@ -1,14 +1,16 @@
-"""Move test inputs under `vars`, the target to `providers`, suite checks to `default_test`.
+"""Move test inputs under `vars`, the targets to the top level, suite checks to `default_test`.
 
-Era 4 (2026-07-02 on) follows promptfoo's layout. A test's `input` and `input_files` move under
-its `vars`, where the newest AgentV reads them, and `assertions` are `assert` again (also
-inside composites and under `execution`). The suite-level `assertions`, which every test got,
-become `default_test.assert`, which every test gets. The file-level `target` (a name or a
-definition), `execution.target` and `execution.targets` become the `providers` list, in that
-order, without repeats, where the target was; what else `execution` holds stays. An empty
-target (valid at 3.1) names no provider, and era 4 has no empty provider name: it is lost, only
-with allow-loss. Tests reach the provider through prompt templates, so a file without `prompts`
-gets `prompts: ["{{ input }}"]` (the test's input as it is), placed before `providers`. The test
+Era 4 (2026-07-02 .. 2026-07-06) follows promptfoo's layout. A test's `input` and `input_files`
+move under its `vars`, where AgentV reads them from then on, and `assertions` are `assert` again
+(also inside composites and under `execution`). The suite-level `assertions`, which every test
+got, become `default_test.assert`, which every test gets. The file-level `target` (a name or a
+definition), `execution.target` and `execution.targets` move to the top level, where era 4 reads
+them: one as `target`, several as the `targets` list, in that order, without repeats, where the
+target was; what else `execution` holds stays. An empty target (valid at 3.1) names no
+provider, and era 4 has no empty target name: it is lost, only with allow-loss, as is a check's
+own `assert` that holds no checks (era 3.1 did not read it; era 4 reads a composite's inner
+checks there). Tests reach the target through prompt templates, so a file without `prompts`
+gets `prompts: ["{{ input }}"]` (the test's input as it is), placed before the target. The test
 list is `tests` (`eval_cases` was dropped).
 
 The suite-level `input` of era 3.1, shared by every test, has no counterpart: promptfoo's
@@ -19,14 +21,14 @@ reference, the suite checks stay the suite-level `assert` and the suite input st
 both of which era 4 reads. `$schema` is kept as it is (AgentV's own label, `agentv-eval-v2`);
 none is added. Criteria, expected outputs, ids and metadata are carried unchanged.
 
-Downgrade: the moves back (one provider becomes `target`, several `execution.targets`). Lost,
-only with allow-loss: provider objects with settings, prompts other than the default one, test
-variables other than input and input_files, default_test variables and settings other than its
-checks and threshold, test descriptions, options and thresholds, the keys era 4 introduced
-(scenarios, environment, extensions, graders, defaults, ...), and an `execution.target` that is
-no string or `execution.targets` that are not all strings (era 4 leaves `execution` free-form;
-3.1 names targets there). A test without an id has no 3.1 form (3.1 requires ids): the downgrade
-fails for it.
+Downgrade: the moves back (a `target` stays, several `targets` become `execution.targets`).
+Lost, only with allow-loss: settings of the objects in `targets` (era 3.1 lists names there),
+prompts other than the default one, test variables other than input and input_files,
+default_test variables and settings other than its checks and threshold, test descriptions,
+options and thresholds, the keys era 4 introduced (scenarios, environment, extensions, graders,
+defaults, ...), and an `execution.target` that is no string or `execution.targets` that are not
+all strings (era 4 leaves `execution` free-form; 3.1 names targets there). A test without an id
+has no 3.1 form (3.1 requires ids): the downgrade fails for it.
 """
 
 from __future__ import annotations
@@ -47,13 +49,14 @@ _VARS = ("input", "input_files")
 _KEPT_TEST = ("note", "dataset", "experiment")
 
 
-def _providers(record: dict[str, Any], ctx: StepContext) -> list[Any]:
-    """Return the file's targets as providers, in order and without repeats, each reported.
+def _targets(record: dict[str, Any], ctx: StepContext) -> tuple[str, Any] | None:
+    """Return where and what the file's targets are at era 4: one as `target`, several as the
+    `targets` list (in order and without repeats), each move reported; None: no target.
 
     An empty target names no provider (era 4 requires a non-empty name): it is lost, only
-    with allow-loss, rather than carried as an empty provider.
+    with allow-loss, rather than carried as an empty target.
     """
-    found: list[Any] = []
+    found: list[tuple[str, Any]] = []  # (where it was, the target)
     execution = record.get("execution")
     execution = execution if isinstance(execution, dict) else {}
     named = [("/target", record.get("target", _NONE))]
@@ -62,22 +65,30 @@ def _providers(record: dict[str, Any], ctx: StepContext) -> list[Any]:
     if isinstance(targets, list):
         named += [(f"/execution/targets/{i}", target) for i, target in enumerate(targets)]
         if not targets:
-            ctx.dropped("/execution/targets", "an empty list names no provider")
+            ctx.dropped("/execution/targets", "an empty list names no target")
     elif targets is not _NONE:
         ctx.lose("/execution/targets", "era 3.1 lists targets; this is no list")
     for pointer, target in named:
         if target is _NONE:
             continue
         if target == "":
-            ctx.lose(pointer, "an empty target names no provider; era 4 has no empty provider")
+            ctx.lose(pointer, "an empty target names no provider; era 4 has no empty target")
         elif target is None:
-            ctx.dropped(pointer, "null names no provider")
-        elif target in found:
-            ctx.dropped(pointer, "the same provider is listed already")
+            ctx.dropped(pointer, "null names no target")
+        elif any(target == value for _, value in found):
+            ctx.dropped(pointer, "the same target is listed already")
         else:
-            ctx.moved(pointer, f"/providers/{len(found)}")
-            found.append(clone(target))
-    return found
+            found.append((pointer, clone(target)))
+    if not found:
+        return None
+    if len(found) == 1:
+        pointer, target = found[0]
+        if pointer != "/target":
+            ctx.moved(pointer, "/target", "where era 4 reads it")
+        return "target", target
+    for index, (pointer, _) in enumerate(found):
+        ctx.moved(pointer, f"/targets/{index}")
+    return "targets", [target for _, target in found]
 
 
 def _test(test: Any, where: str, to: str, ctx: StepContext) -> Any:
@@ -134,7 +145,52 @@ def _test(test: Any, where: str, to: str, ctx: StepContext) -> Any:
 def _renamed(value: Any, where: str, to: str, ctx: StepContext, *, each: bool = True) -> Any:
     """Return checks (`each`) or an object with `assertions` renamed `assert`, inner ones too."""
     rename = rename_key_each if each else rename_key
+    value = _without_stray_assert(value, where, ctx, each=each)
     return rename(value, "assertions", "assert", nested=True, ctx=ctx, source=where, target=to)
+
+
+def _is_check(value: Any) -> bool:
+    """Return whether `value` is a check as era 4 reads one (its inner checks included)."""
+    if isinstance(value, str):
+        return True
+    if not isinstance(value, dict):
+        return False
+    kind, weight = value.get("type", ""), value.get("weight", 0)
+    inner = value.get("assert", [])
+    return (
+        ((isinstance(kind, str) and bool(kind)) or "include" in value)
+        and isinstance(value.get("name", ""), str)
+        and isinstance(weight, (int, float))
+        and not isinstance(weight, bool)
+        and weight >= 0
+        and isinstance(value.get("required", True), (bool, int, float))
+        and isinstance(inner, list)
+        and all(_is_check(item) for item in inner)
+    )
+
+
+def _without_stray_assert(value: Any, where: str, ctx: StepContext, *, each: bool) -> Any:
+    """Return checks (`each`) or an object holding them without an `assert` that era 3.1 did
+    not read (its inner checks are `assertions`) and era 4, which reads inner checks there,
+    cannot take: lost, only with allow-loss. `value` itself when nothing is taken out."""
+    if each and isinstance(value, list):
+        items = [
+            _without_stray_assert(v, f"{where}/{i}", ctx, each=False) for i, v in enumerate(value)
+        ]
+        return items if any(a is not b for a, b in zip(items, value, strict=True)) else value
+    if not isinstance(value, dict):
+        return value
+    out = value
+    stray = value.get("assert", [])
+    if not isinstance(stray, list) or not all(_is_check(item) for item in stray):
+        ctx.lose(f"{where}/assert", "era 4 reads inner checks there, and these are none")
+        out = {k: v for k, v in value.items() if k != "assert"}
+    inner = out.get("assertions")
+    if isinstance(inner, list):
+        kept = _without_stray_assert(inner, f"{where}/assertions", ctx, each=True)
+        if kept is not inner:
+            out = {**out, "assertions": kept}
+    return out
 
 
 def _default_test(
@@ -176,24 +232,24 @@ def _default_test(
 
 def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
     """Return `record` at era 4."""
-    providers = _providers(record, ctx)
+    targets = _targets(record, ctx)
     referenced = isinstance(record.get("default_test"), str)
     out: dict[str, Any] = {}
 
-    def place_providers() -> None:
+    def place_targets() -> None:
         if "prompts" not in record and "prompts" not in out:
             out["prompts"] = list(DEFAULT_PROMPTS)
             ctx.default("/prompts", out["prompts"], "each test's input, sent as it is")
-        if providers and "providers" not in out:
-            out["providers"] = providers
+        if targets is not None and targets[0] not in out:
+            out[targets[0]] = targets[1]
 
     for key, value in record.items():
         if key == "target":
-            place_providers()
+            place_targets()
         elif key == "execution" and isinstance(value, dict):
             rest = {k: v for k, v in value.items() if k not in ("target", "targets")}
-            if providers:
-                place_providers()
+            if targets is not None:
+                place_targets()
             if rest:
                 out["execution"] = _renamed(rest, "/execution", "/execution", ctx, each=False)
             elif not value:
@@ -207,7 +263,7 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
             name = "tests" if key == "tests" or "tests" not in record else key
             if name != key:
                 ctx.renamed(f"/{key}", f"/{name}")
-            place_providers()
+            place_targets()
             if isinstance(value, list):
                 out[name] = [
                     _test(t, f"/{key}/{i}", f"/{name}/{i}", ctx) for i, t in enumerate(value)

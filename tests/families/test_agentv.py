@@ -24,7 +24,7 @@ from evalreg.publish.check import check_registry
 ERAS = Path(__file__).parents[1] / "agentv_eras"
 SEED = Path(__file__).parents[2] / "schemas" / "agentv.eval" / "2.schema.json"
 FAMILY = "agentv.eval"
-LATEST = "4"
+LATEST = "5"
 
 FILES = {
     "era1-greetings.test.yaml": "1",
@@ -33,6 +33,7 @@ FILES = {
     "era3-code-review.eval.yaml": "3",
     "era3.1-export-screening.eval.yaml": "3.1",
     "era4-translation.eval.yaml": "4",
+    "era5-summaries.eval.yaml": "5",
 }
 OTHERS = {
     "targets.yaml": ("agentv.targets", "2.2"),
@@ -66,12 +67,15 @@ def _cases(record: dict[str, Any], version: str) -> list[tuple[Any, ...]]:
     else:
         key = next(k for k in ("tests", "cases", "eval_cases") if k in record)
         for test in record[key]:
-            given = test["vars"]["input"] if version == "4" else test["input"]
-            expected = test.get("expected_output")
+            given = test["vars"]["input"] if version in ("4", "5") else test["input"]
+            if version == "5":
+                expected = test["vars"].get("expected_output")
+            else:
+                expected = test.get("expected_output")
             found.append(
                 (
                     test["id"],
-                    test["criteria"],
+                    test.get("criteria"),
                     turns(given, "user"),
                     None if expected is None else turns(expected, "assistant"),
                 )
@@ -127,7 +131,7 @@ def test_one_closest_era_is_named_with_what_differs(registry: Registry) -> None:
     record = {"cases": [{"id": "b"}], "prompts": ["x"], "providers": ["p"]}
     detection = registry.detect(record)
     assert detection.status == "unknown"
-    assert "closest era 4 differs: has /cases" in detection.summary()
+    assert "closest era 5 differs: has /cases" in detection.summary()
 
 
 def test_a_file_with_no_case_list_names_the_closest_family(registry: Registry) -> None:
@@ -210,7 +214,7 @@ def test_detect_prints_one_line_per_file_with_era_and_evidence(
     for name, era in FILES.items():
         assert f": agentv.eval@{era} (" in lines[name]
         assert f"structure: era {era}: " in lines[name]
-    assert "9 files, 9 records: 9 detected, 0 undecided" in err
+    assert "10 files, 10 records: 10 detected, 0 undecided" in err
 
 
 # -- migration -------------------------------------------------------------------------------
@@ -238,7 +242,7 @@ def test_back_from_the_latest_era_to_v2_without_loss(registry: Registry, name: s
     latest = registry.migrate(record, "latest").record
     back = registry.migrate(latest, "2", family=FAMILY)
     assert back.ok, back.error
-    assert back.steps == ("4 -> 3.1", "3.1 -> 3", "3 -> 2.1", "2.1 -> 2")
+    assert back.steps == ("5 -> 4", "4 -> 3.1", "3.1 -> 3", "3 -> 2.1", "2.1 -> 2")
     assert not [n for n in back.notes if n.kind == "lost"]
     assert registry.validate(back.record, FAMILY, "2") == []
     assert _cases(back.record, "2") == _cases(record, era)
@@ -250,7 +254,7 @@ def test_the_v2_examples_go_to_every_era_and_come_back_unchanged(registry: Regis
     examples = Path(__file__).parents[1] / "examples" / FAMILY / "valid"
     for path in (examples / "code-review.eval.yaml", examples / "sql-helper.eval.yml"):
         record = yaml.safe_load(path.read_text())
-        for target in ("2.1", "3", "3.1", "4"):
+        for target in ("2.1", "3", "3.1", "4", "5"):
             there = registry.migrate(record, target, family=FAMILY)
             assert there.ok, there.error
             back = registry.migrate(there.record, "2", family=FAMILY)
@@ -264,6 +268,7 @@ def test_the_v2_examples_go_to_every_era_and_come_back_unchanged(registry: Regis
         ("era3-code-review.eval.yaml", "/name"),
         ("era3.1-export-screening.eval.yaml", "/name"),
         ("era4-translation.eval.yaml", "/prompts"),
+        ("era5-summaries.eval.yaml", "/prompts"),
     ],
 )
 def test_going_down_to_v2_loses_values_only_when_allowed(
@@ -315,7 +320,7 @@ def test_the_schema_label_is_the_one_agentv_writes_in_every_era_and_never_added(
     labelled = {"$schema": "agentv-eval-v2", **record}
     up = registry.migrate(labelled, "latest")
     assert up.ok and up.record["$schema"] == "agentv-eval-v2"
-    assert registry.detect(up.record).version == "4"  # the structure tells the era
+    assert registry.detect(up.record).version == LATEST  # the structure tells the era
     assert "$schema" not in str([n.pointer for n in up.notes])  # the label did not change
     assert registry.migrate(up.record, "2", family=FAMILY).record == labelled
     assert "$schema" not in registry.migrate(record, "latest").record
@@ -462,11 +467,17 @@ def test_targets_become_providers_and_back(registry: Registry) -> None:
     record = _load("era3-code-review.eval.yaml")
     record["execution"] = {"targets": ["default", "azure"], "trials": 3}
     result = registry.migrate(record, "4")
-    assert result.record["providers"] == ["default", "azure"]
+    assert result.record["targets"] == ["default", "azure"]  # era 4 reads them at the top
+    assert "target" not in result.record
     assert result.record["execution"] == {"trials": 3}
     down = registry.migrate(result.record, "3.1", family=FAMILY)
     assert down.record["execution"] == {"targets": ["default", "azure"], "trials": 3}
     assert "target" not in down.record  # the two places cannot be told apart again
+    era5 = registry.migrate(record, "5")
+    assert era5.ok, era5.error
+    assert era5.record["providers"] == ["default", "azure"]
+    assert era5.record["evaluate_options"] == {"repeat": 3}  # AgentV's place for the trials
+    assert "execution" not in era5.record and "targets" not in era5.record
 
 
 EMPTY_TARGET: dict[str, Any] = {
@@ -497,25 +508,25 @@ def test_an_empty_target_names_no_provider_and_is_lost_only_when_allowed(
 
 
 @pytest.mark.parametrize(
-    ("execution", "lost", "providers"),
+    ("execution", "lost", "target"),
     [
         ({"target": ""}, ["/execution/target"], None),
         (
             {"targets": ["", "azure", ""], "trials": 2},
             ["/execution/targets/0", "/execution/targets/2"],
-            ["azure"],
+            "azure",
         ),
     ],
 )
 def test_an_empty_execution_target_is_lost_and_the_others_stay(
-    registry: Registry, execution: dict[str, Any], lost: list[str], providers: list[str] | None
+    registry: Registry, execution: dict[str, Any], lost: list[str], target: str | None
 ) -> None:
     record = {**{k: v for k, v in EMPTY_TARGET.items() if k != "target"}, "execution": execution}
     assert not registry.migrate(record, "4", family=FAMILY).ok
     result = registry.migrate(record, "4", family=FAMILY, allow_loss=True)
     assert result.ok, result.error
     assert [n.pointer for n in result.notes if n.kind == "lost"] == lost
-    assert result.record.get("providers") == providers
+    assert result.record.get("target") == target  # one target is era 4's `target`
     assert result.record.get("execution") == ({"trials": 2} if "trials" in execution else None)
 
 
@@ -546,7 +557,7 @@ def test_an_execution_target_that_is_no_name_is_lost_going_down_to_3_1(
 
 
 def test_a_record_at_the_latest_era_is_left_as_it_is(registry: Registry) -> None:
-    record = _load("era4-translation.eval.yaml")
+    record = _load("era5-summaries.eval.yaml")
     result = registry.migrate(record, "latest")
     assert result.status == "current" and result.record is record
 
@@ -683,8 +694,14 @@ def test_a_target_definition_becomes_a_provider(registry: Registry) -> None:
     assert registry.detect(record).version == "3.1"
     result = registry.migrate(record, "4")
     assert result.ok, result.error
-    assert result.record["providers"] == [target]
-    assert "target" not in result.record
+    assert result.record["target"] == target
+    era5 = registry.migrate(record, "5")
+    assert era5.ok, era5.error
+    # The backend is the provider's id, the target's name its label, the model a setting.
+    assert era5.record["providers"] == [
+        {"id": "claude", "label": "fixer", "config": {"model": "opus"}}
+    ]
+    assert "target" not in era5.record
 
 
 def test_an_era4_file_may_still_name_its_target_and_test_inputs(registry: Registry) -> None:
@@ -714,8 +731,8 @@ def test_tool_call_turns_and_the_aliases_of_the_turns(registry: Registry) -> Non
     latest = registry.migrate(record, "latest")
     assert latest.ok, latest.error
     test = latest.record["tests"][0]
-    assert test["vars"] == {"input": "Is the API down?"}
-    assert test["expected_output"] == case["expected_output"]
+    # Era 5 reads the input and the reference answer as test variables.
+    assert test["vars"] == {"input": "Is the API down?", "expected_output": case["expected_output"]}
     # v2 turns have content; the tool-call turn is the only expected one, so v2 cannot hold it.
     refused = registry.migrate(record, "2", family=FAMILY, allow_loss=True)
     assert not refused.ok and "no expected_messages" in (refused.error or "")
@@ -749,6 +766,13 @@ def test_a_default_test_in_another_file_keeps_the_suite_checks_at_the_top(
     assert result.record["default_test"] == "file://defaults.yaml"
     assert result.record["assert"] == record["assertions"]
     assert result.record["input"] == record["input"]
+    # Era 5 has no suite input and a file reference has no metadata: kept in the suite's.
+    era5 = registry.migrate(record, "5")
+    assert era5.ok, era5.error
+    assert era5.record["metadata"] == {"input": record["input"]}
+    assert era5.record["assert"] == record["assertions"]
+    back = registry.migrate(era5.record, "4", family=FAMILY)
+    assert back.ok and back.record["input"] == record["input"] and "metadata" not in back.record
 
 
 # -- the conformance script ------------------------------------------------------------------
@@ -807,5 +831,225 @@ def test_conformance_script_judges_each_file_by_its_dates_schema(tmp_path: Path)
         ("2026-04-02", "3.1", True, False),
     ]
     assert "parity (of those, valid at the era evalreg detects): 100.0% (1/1)" in out
-    assert "migrated to 4 and valid there: 100.0% (2/2)" in out
+    assert "migrated to 5 and valid there: 100.0% (2/2)" in out
     assert "still refused, by first problem:\n" in out
+
+
+# -- era 5: providers (2026-07-07) -----------------------------------------------------------
+
+ERA5_BASE: dict[str, Any] = {
+    "prompts": ["{{ input }}"],
+    "tests": [{"id": "t", "vars": {"input": "Hi"}, "assert": ["Greets back"]}],
+}
+
+
+@pytest.mark.parametrize(
+    ("extra", "era"),
+    [
+        ({"target": "default"}, "4"),
+        ({"targets": ["default", "azure"]}, "4"),
+        ({"defaults": {"target": "default"}}, "4"),
+        ({"workspace": "./workspace.yaml"}, "4"),
+        ({"providers": ["default"]}, "5"),
+        ({"defaults": {"provider": "default"}}, "5"),
+        ({}, "5"),  # valid in both eras, and AgentV's newest validator takes it: current
+    ],
+)
+def test_era4_and_era5_are_told_apart_by_the_names_retired_on_7_july(
+    registry: Registry, extra: dict[str, Any], era: str
+) -> None:
+    record = {**ERA5_BASE, **extra}
+    detection = registry.detect(record, "greetings.eval.yaml")
+    assert (detection.status, detection.version) == ("detected", era)
+    assert detection.evidence[-1].rule == "structure"
+    assert registry.validate(record, FAMILY, era) == []
+
+
+def test_a_file_naming_both_a_target_and_providers_fits_no_era(registry: Registry) -> None:
+    record = {**ERA5_BASE, "target": "default", "providers": ["default"]}
+    detection = registry.detect(record)
+    assert detection.status == "unknown"
+    assert "closest eras 4 (differs: has /providers), 5 (differs: has /target)" in (
+        detection.summary()
+    )
+    # Era 4 is amended: AgentV refused a top-level `providers` until 2026-07-07.
+    assert registry.validate({**ERA5_BASE, "providers": ["default"]}, FAMILY, "4") != []
+    assert registry.validate({**ERA5_BASE, "target": "default"}, FAMILY, "5") != []
+
+
+def test_targets_become_providers_with_their_labels_and_come_back(registry: Registry) -> None:
+    hooks = {"before_each": {"command": ["./setup.sh"]}}
+    derived = {"name": "variant", "extends": "default"}  # refers to another target
+    record = {
+        **ERA5_BASE,
+        "targets": [
+            "default",
+            {"id": "fixer", "provider": "claude-cli", "model": "opus", "hooks": hooks},
+            {"id": "azure"},  # a target named by itself
+            derived,
+            "default",
+        ],
+        "defaults": {"target": "fixer", "grader": "azure"},
+    }
+    result = registry.migrate(record, "5", family=FAMILY)
+    assert result.ok, result.error
+    assert result.record["providers"] == [
+        "default",
+        {"id": "claude-cli", "label": "fixer", "hooks": hooks, "config": {"model": "opus"}},
+        "azure",
+    ]
+    assert result.record["defaults"] == {"provider": "fixer", "grader": "azure"}
+    assert result.record["metadata"] == {"targets": [derived]}  # no provider form: kept
+    assert registry.validate(result.record, FAMILY, "5") == []
+    notes = [(n.kind, n.source, n.pointer) for n in result.notes]
+    assert ("renamed", "/targets/1/provider", "/providers/1/id") in notes
+    assert ("renamed", "/targets/1/id", "/providers/1/label") in notes
+    assert ("moved", "/targets/1/model", "/providers/1/config/model") in notes
+    assert ("dropped", None, "/targets/4") in notes
+    assert ("moved", "/targets/3", "/metadata/targets/0") in notes
+    back = registry.migrate(result.record, "4", family=FAMILY)
+    assert back.ok, back.error
+    assert back.record["targets"] == [
+        "default",
+        {"id": "fixer", "provider": "claude-cli", "hooks": hooks, "config": {"model": "opus"}},
+        "azure",
+    ]
+    assert back.record["defaults"] == record["defaults"]
+    assert registry.validate(back.record, FAMILY, "4") == []
+
+
+def test_run_settings_go_where_agentv_reads_them_and_the_rest_is_kept(registry: Registry) -> None:
+    trials = {"count": 3, "strategy": "pass_at_k", "cost_limit_usd": 1.5}
+    record = {
+        **ERA5_BASE,
+        "target": "default",
+        "execution": {
+            "workers": 4,
+            "trials": trials,
+            "threshold": 0.8,
+            "fail_on_error": False,
+            "evaluators": [{"type": "contains", "value": "Hi"}],
+        },
+        "experiment": {"target": "default", "workers": 2},
+    }
+    result = registry.migrate(record, "5", family=FAMILY)
+    assert result.ok, result.error
+    assert result.record["providers"] == ["default"]
+    assert result.record["evaluate_options"] == {
+        "max_concurrency": 4,
+        "repeat": {**trials, "strategy": "pass_any"},
+    }
+    assert result.record["threshold"] == 0.8
+    assert result.record["assert"] == record["execution"]["evaluators"]
+    # The second concurrency and what AgentV no longer reads from the file stay in the metadata.
+    assert result.record["metadata"] == {
+        "execution": {"fail_on_error": False},
+        "experiment": {"workers": 2},
+    }
+    assert "execution" not in result.record and "experiment" not in result.record
+    assert (
+        'converted /evaluate_options/repeat/strategy: string -> string ("pass_at_k" -> '
+        '"pass_any"): its name at era 5'
+    ) in [str(n) for n in result.notes]
+    back = registry.migrate(result.record, "4", family=FAMILY)
+    assert back.ok, back.error
+    assert back.record["execution"] == {"fail_on_error": False}
+    assert back.record["experiment"] == {"workers": 2}
+    assert "metadata" not in back.record
+    assert registry.validate(back.record, FAMILY, "4") == []
+
+
+def test_test_fields_era5_refuses_take_their_new_places_and_come_back(registry: Registry) -> None:
+    first = {
+        "id": "a",
+        "input": "Hi",
+        "expected_output": "Hello",
+        "assertions": [{"type": "contains", "value": "Hello"}],
+        "evaluators": [{"type": "equals", "value": "Hello"}],
+        "rubrics": ["Is polite"],
+        "workspace": "./workspace.yaml",
+        "execution": {"evaluators": [{"type": "latency", "max_ms": 900}], "target": "azure"},
+    }
+    second = {
+        "id": "b",
+        "vars": {"input": "Bye"},
+        "input": "Farewell",  # vars holds another input: kept
+        "turns": [{"input": "And?", "assertions": ["Answers"]}],
+    }
+    record = {**ERA5_BASE, "target": "default", "tests": [first, second]}
+    result = registry.migrate(record, "5", family=FAMILY)
+    assert result.ok, result.error
+    a, b = result.record["tests"]
+    assert a["vars"] == {"input": "Hi", "expected_output": "Hello"}
+    assert a["assert"] == [
+        *first["assertions"],
+        *first["evaluators"],
+        {"type": "rubrics", "criteria": ["Is polite"]},
+    ]
+    assert a["execution"] == {"assert": [{"type": "latency", "max_ms": 900}]}
+    assert a["metadata"] == {"workspace": "./workspace.yaml", "execution": {"target": "azure"}}
+    assert b["metadata"] == {"input": "Farewell"}
+    assert b["turns"] == [{"input": "And?", "assert": ["Answers"]}]
+    assert registry.validate(result.record, FAMILY, "5") == []
+    back = registry.migrate(result.record, "4", family=FAMILY)
+    assert back.ok, back.error
+    a, b = back.record["tests"]
+    assert (a["expected_output"], a["workspace"]) == ("Hello", "./workspace.yaml")
+    assert a["execution"]["target"] == "azure"
+    assert b["input"] == "Farewell" and "metadata" not in b
+
+
+def test_a_test_input_moved_under_vars_gets_the_default_prompt(registry: Registry) -> None:
+    test = {"id": "t", "input": "Hi", "options": {"transform": "output.trim()"}}
+    record = {"target": "default", "tests": [test]}
+    assert registry.detect(record).version == "4"
+    result = registry.migrate(record, "5", family=FAMILY)
+    assert result.ok, result.error
+    assert list(result.record) == ["prompts", "providers", "tests"]
+    assert result.record["prompts"] == ["{{ input }}"]
+    assert ("added", "/prompts") in [(n.kind, n.pointer) for n in result.notes]
+
+
+def test_a_file_whose_tests_are_all_imported_has_no_era5_form(registry: Registry) -> None:
+    from evalreg import StepContext
+    from evalreg.errors import MigrationError
+
+    record = {"prompts": ["{{ input }}"], "imports": {"suites": ["./base.eval.yaml"]}}
+    assert registry.validate(record, FAMILY, "4") == []
+    (step,) = registry.plan(FAMILY, "4", "5")
+    with pytest.raises(MigrationError, match="/imports: the file's tests are all imported"):
+        step.function(record, StepContext())
+
+
+def test_promptfoos_map_of_providers_goes_down_as_one_target_per_id(registry: Registry) -> None:
+    providers = {"openai:gpt-5": {"label": "gpt", "config": {"temperature": 0}}, "mock": {}}
+    record = {**ERA5_BASE, "providers": [providers]}
+    assert registry.detect(record).version == "5"
+    assert registry.validate(record, FAMILY, "5") == []
+    down = registry.migrate(record, "4", family=FAMILY)
+    assert down.ok, down.error
+    assert down.record["targets"] == [
+        {"id": "gpt", "provider": "openai:gpt-5", "config": {"temperature": 0}},
+        {"id": "mock", "provider": "mock"},
+    ]
+    assert not [n for n in down.notes if n.kind == "lost"]
+    # An id inside the map, which AgentV ignores, is lost only when allowed.
+    ignored = {**ERA5_BASE, "providers": {"mock": {"id": "ignored"}}}
+    assert registry.validate(ignored, FAMILY, "5") == []
+    assert not registry.migrate(ignored, "4", family=FAMILY).ok
+    allowed = registry.migrate(ignored, "4", family=FAMILY, allow_loss=True)
+    assert allowed.ok and allowed.record["target"] == {"id": "mock", "provider": "mock"}
+
+
+def test_the_era5_example_goes_down_to_era4_and_back_unchanged(registry: Registry) -> None:
+    record = _load("era5-summaries.eval.yaml")
+    down = registry.migrate(record, "4", family=FAMILY)
+    assert down.ok, down.error
+    assert registry.detect(down.record).version == "4"
+    assert down.record["targets"][1] == {
+        "id": "sonnet",
+        "provider": "anthropic:messages:claude-sonnet-4",
+        "config": {"temperature": 0},
+    }
+    up = registry.migrate(down.record, "5", family=FAMILY)
+    assert up.ok and up.record == record
