@@ -99,6 +99,7 @@ def mutations(record: Any) -> Iterator[Any]:
         yield {**record, "unexpected_field": "value"}
 
 
+@pytest.mark.slow
 def test_fast_and_reference_validators_agree_on_every_example_and_mutation(
     registry: Registry, records: dict[str, list[Any]]
 ) -> None:

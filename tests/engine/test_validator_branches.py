@@ -111,6 +111,7 @@ def records(registry: Registry) -> dict[str, list[Any]]:
     return _records_by_family(registry)
 
 
+@pytest.mark.slow
 def test_no_example_or_mutation_is_explained_by_the_generic_message(
     registry: Registry, records: dict[str, list[Any]]
 ) -> None:

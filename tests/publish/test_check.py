@@ -397,6 +397,7 @@ def test_builtin_records_are_generated_valid(registry: Registry, family: str, ve
 # -- the built-in registry -----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_eee_instance_history_checks_out(registry: Registry) -> None:
     report = check_registry(registry, ["eee.instance"], examples=5)
     assert report.ok, [str(f) for f in report.errors]

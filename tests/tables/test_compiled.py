@@ -91,7 +91,13 @@ def strategy(family: str, version: str) -> Any:
     return record_strategy(evalreg.default_registry(), family, version)
 
 
-@pytest.mark.parametrize(("family", "version"), VERSIONS, ids=[f"{f}@{v}" for f, v in VERSIONS])
+@pytest.mark.parametrize(
+    ("family", "version"),
+    [
+        pytest.param(f, v, id=f"{f}@{v}", marks=[pytest.mark.slow] if f == "agentv.eval" else [])
+        for f, v in VERSIONS
+    ],
+)
 def test_generated_and_mangled_records_convert_as_with_the_closures(
     registry: Registry, family: str, version: str
 ) -> None:

@@ -70,7 +70,7 @@ def test_generated_records_come_back_equal_at_their_version_and_at_the_latest(
     registry: Registry, family: str, version: str
 ) -> None:
     @settings(
-        max_examples=4 if family in SLOW else 12,
+        max_examples=4 if family in SLOW else 6,
         deadline=None,
         phases=[Phase.explicit, Phase.generate],  # a failure is shown as drawn: shrinking is slow
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
