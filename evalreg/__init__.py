@@ -71,7 +71,7 @@ if TYPE_CHECKING:
     )
     from evalreg.tables.api import arrow_schema, from_arrow
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 # Every name but the errors is loaded when first used, so that `import evalreg` costs little
 # and the command line imports only what a command needs (schema diffs pull in deepdiff and
