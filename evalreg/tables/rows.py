@@ -111,7 +111,7 @@ def converter(column: Column) -> Convert | None:
         scalar = _SCALARS[column.kind]
         if not column.loose or column.kind == "json":
             return scalar
-        return _loose_scalar(scalar, _TYPES[column.kind])
+        return _loose(scalar, _TYPES[column.kind])
     found: Convert | None
     if column.kind == "list":
         found = _list_converter(column)
@@ -121,14 +121,16 @@ def converter(column: Column) -> Convert | None:
         found = _struct_converter(column)
     if not column.loose:
         return found
-    return _loose(found, list if column.kind == "list" else dict)
+    return _loose(found, (list,) if column.kind == "list" else (dict,))
 
 
-def _loose(convert: Convert | None, kind: type) -> Convert:
-    """Return `convert` for a column whose schema says no type: another type goes to `_extra`."""
+def _loose(convert: Convert | None, kinds: tuple[type, ...]) -> Convert:
+    """Return `convert` for a column where a value of any type is valid (its schema says no
+    type, or one branch of a union declares it and another leaves it open): a value of
+    another type than `kinds` goes to `_extra`."""
 
     def loose(value: Any, pointer: str, extras: Extras) -> Any:
-        if type(value) is not kind:
+        if type(value) not in kinds:
             extras[pointer] = value
             return None
         return value if convert is None else convert(value, pointer, extras)
@@ -144,19 +146,6 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "float64": (int, float),
 }
 """The Python types of the values a scalar column takes (a bool is no number here)."""
-
-
-def _loose_scalar(convert: Convert | None, kinds: tuple[type, ...]) -> Convert:
-    """Return `convert` for a scalar column where a value of any type is valid too (a property
-    one branch of a union declares and another leaves open): another type goes to `_extra`."""
-
-    def loose(value: Any, pointer: str, extras: Extras) -> Any:
-        if type(value) not in kinds:
-            extras[pointer] = value
-            return None
-        return value if convert is None else convert(value, pointer, extras)
-
-    return loose
 
 
 def _list_converter(column: Column) -> Convert | None:

@@ -109,6 +109,7 @@ def test_generated_and_mangled_records_convert_as_with_the_closures(
         phases=[Phase.explicit, Phase.generate],
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
         database=None,
+        derandomize=True,  # the same records every run: no flaky draws from deep schemas
     )
     @given(record=strategy(family, version), rng=st.randoms(use_true_random=False))
     def check(record: Any, rng: random.Random) -> None:
