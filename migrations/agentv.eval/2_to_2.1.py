@@ -284,6 +284,9 @@ def downgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
                 _down_case(case, f"/evalcases/{i}", f"/evalcases/{i}", ctx)
                 for i, case in enumerate(value)
             ]
+        elif key == "$schema" and value not in (_LABEL, _OLD_LABEL):
+            out[key] = _LABEL  # the 2.1 schema also names agentv-eval-v2.1, which v2 does not
+            ctx.converted("/$schema", value, _LABEL, "the one label of v2")
         elif key in ("evaluator", "dataset"):
             ctx.lose(f"/{key}", f"v2 has no file-level {key}")
         elif key == "execution" and isinstance(value, dict):

@@ -1053,3 +1053,15 @@ def test_the_era5_example_goes_down_to_era4_and_back_unchanged(registry: Registr
     }
     up = registry.migrate(down.record, "5", family=FAMILY)
     assert up.ok and up.record == record
+
+
+def test_a_downgrade_to_v2_gives_the_one_label_v2_knows(registry: Registry) -> None:
+    """The 2.1 schema also names `agentv-eval-v2.1`; v2 knows only `agentv-eval-v2`."""
+    turn = [{"role": "user", "content": "hi"}]
+    case = {"id": "c", "outcome": "o", "input_messages": turn, "expected_messages": turn}
+    record = {"$schema": "agentv-eval-v2.1", "evalcases": [case]}
+    result = registry.migrate(record, to="2", family="agentv.eval")
+    assert result.status == "migrated", result.error
+    assert result.record["$schema"] == "agentv-eval-v2"
+    assert registry.validate(result.record, family="agentv.eval", version="2") == []
+    assert [n.kind for n in result.notes if n.pointer == "/$schema"] == ["converted"]
