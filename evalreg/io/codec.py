@@ -197,6 +197,8 @@ def _decode(data: bytes | str) -> Any:
             data.decode("utf-8")  # raises again, placed from the start of the document
         raise
     except msgspec.DecodeError as err:  # ValidationError too: "Number out of range"
+        if isinstance(data, bytes):
+            data.decode("utf-8")  # msgspec >= 0.23 checks UTF-8 itself, without the byte
         if str(err).startswith(_INT_TOO_LONG):
             raise ValueError(
                 f"an integer has more than {MAX_INT_DIGITS:,} digits"
