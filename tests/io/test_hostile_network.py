@@ -61,7 +61,9 @@ def one_problem(out: str, url: str) -> str:
     ("path", "reason"),
     [
         ("/silent/run.json", "timed out after 1 s waiting for an answer"),
-        ("/stall/run.json", "timed out after 1 s reading the body"),
+        pytest.param(
+            "/stall/run.json", "timed out after 1 s reading the body", marks=pytest.mark.slow
+        ),
         ("/trickle/run.json", "timed out after 1 s reading the body"),
         ("/reset/run.json", "connection reset by the server"),
     ],

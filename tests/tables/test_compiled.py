@@ -17,12 +17,8 @@ from evalreg.publish.check.generate import record_strategy
 from evalreg.tables.compiled import MAX_DEPTH, compile_struct
 from evalreg.tables.mapping import Column, layout
 from evalreg.tables.rows import _struct_converter
+from tests.conftest import builtin_versions
 
-VERSIONS = [
-    (family, version)
-    for family in evalreg.default_registry().families()
-    for version in evalreg.default_registry().versions(family)
-]
 ODD_VALUES: list[Any] = [
     None,
     "text",
@@ -93,10 +89,7 @@ def strategy(family: str, version: str) -> Any:
 
 @pytest.mark.parametrize(
     ("family", "version"),
-    [
-        pytest.param(f, v, id=f"{f}@{v}", marks=[pytest.mark.slow] if f == "agentv.eval" else [])
-        for f, v in VERSIONS
-    ],
+    builtin_versions(slow_families={"agentv.eval"}),
 )
 def test_generated_and_mangled_records_convert_as_with_the_closures(
     registry: Registry, family: str, version: str
