@@ -51,6 +51,12 @@ def builtin_versions(slow_families: Collection[str] = ()) -> list[Any]:
     return params
 
 
+def examples(full: int, quick: int) -> list[Any]:
+    """Return the counts of examples a property test draws, as parameters: `quick` in the
+    default run, the `full` count in CI's second step (marked `slow`)."""
+    return [pytest.param(quick, id="quick"), pytest.param(full, id="full", marks=pytest.mark.slow)]
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Keep Hypothesis's files (its example database and caches) out of the checkout."""
     set_hypothesis_home_dir(str(Path(tempfile.gettempdir()) / "evalreg-tests-hypothesis"))
