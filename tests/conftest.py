@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import tempfile
 import textwrap
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,31 @@ markers:
     template: "{version}"
 """
 """The manifest of a small family for registries built in tests (schemas given by each test)."""
+
+
+def builtin_versions(slow_families: Collection[str] = ()) -> list[Any]:
+    """Return a `pytest.param` (family, version) for every version of every built-in family,
+    with the id `family@version`.
+
+    The default run takes the first and the latest version of each family, the ends of its
+    migration chain; the versions between them, and every version of `slow_families` (schemas
+    Hypothesis takes long to draw from), are marked `slow`: CI's second step runs them.
+    """
+    found = evalreg.default_registry()
+    params = []
+    for family in found.families():
+        versions = found.versions(family)
+        for version in versions:
+            slow = family in slow_families or version not in (versions[0], versions[-1])
+            marks = [pytest.mark.slow] if slow else []
+            params.append(pytest.param(family, version, id=f"{family}@{version}", marks=marks))
+    return params
+
+
+def examples(full: int, quick: int) -> list[Any]:
+    """Return the counts of examples a property test draws, as parameters: `quick` in the
+    default run, the `full` count in CI's second step (marked `slow`)."""
+    return [pytest.param(quick, id="quick"), pytest.param(full, id="full", marks=pytest.mark.slow)]
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -215,7 +215,7 @@ def test_a_local_cluster_of_jobs_workers(datastore: Path) -> None:
 def test_an_unreachable_scheduler_is_one_line(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(ed, "CONNECT_TIMEOUT", 2)
+    monkeypatch.setattr(ed, "CONNECT_TIMEOUT", 0.5)
     with pytest.raises(SystemExit) as info:
         main(["validate", str(DEMO), "--scheduler", "tcp://127.0.0.1:9"])
     _, err = capsys.readouterr()

@@ -83,11 +83,15 @@ def leftovers(root: Path) -> list[Path]:
 @pytest.mark.parametrize(
     ("body", "reason"),
     [
-        (KILL, "killed by signal 9 (SIGKILL; out of memory?)"),
-        ("os._exit(3)", "exited with code 3"),
-        ("os.kill(os.getpid(), signal.SIGUSR1)", "killed by signal 10 (SIGUSR1)"),
+        pytest.param(KILL, "killed by signal 9 (SIGKILL; out of memory?)", id="sigkill"),
+        pytest.param("os._exit(3)", "exited with code 3", id="exit", marks=pytest.mark.slow),
+        pytest.param(
+            "os.kill(os.getpid(), signal.SIGUSR1)",
+            "killed by signal 10 (SIGUSR1)",
+            id="sigusr1",
+            marks=pytest.mark.slow,
+        ),
     ],
-    ids=["sigkill", "exit", "sigusr1"],
 )
 def test_a_worker_that_dies_in_a_range_fails_its_file_and_the_run_goes_on(
     small_units: None,
@@ -225,7 +229,7 @@ STUBBORN = (
 )
 
 
-@pytest.mark.parametrize("who", ["worker", "group"])
+@pytest.mark.parametrize("who", ["worker", pytest.param("group", marks=pytest.mark.slow)])
 def test_sigterm_ends_a_run_promptly_whatever_its_workers_do(
     make_registry_dir: RegistryFactory, data: Path, tmp_path: Path, who: str
 ) -> None:

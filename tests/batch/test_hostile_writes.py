@@ -453,7 +453,9 @@ def big_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs /proc")
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+@pytest.mark.parametrize(
+    "signum", [signal.SIGTERM, pytest.param(signal.SIGHUP, marks=pytest.mark.slow)]
+)
 def test_a_termination_signal_stops_the_workers_cleanly(
     big_folder: Path, tmp_path: Path, signum: int
 ) -> None:

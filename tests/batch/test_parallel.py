@@ -166,7 +166,9 @@ def test_line_numbers_are_exact_across_range_boundaries(
     assert len(line_ranges(str(path), path.stat().st_size, 4000)) > 10
 
 
-@pytest.mark.parametrize("fmt", ["text", "json", "github"])
+@pytest.mark.parametrize(
+    "fmt", ["text", *(pytest.param(f, marks=pytest.mark.slow) for f in ("json", "github"))]
+)
 def test_validate_command_output_is_the_same_with_any_number_of_jobs(
     small_units: None, tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str
 ) -> None:

@@ -129,15 +129,16 @@ def test_the_display_waits_for_a_long_run(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 @pytest.fixture
-def terminal() -> Iterator[tuple[IO[str], Callable[[], str]]]:
+def terminal() -> Iterator[tuple[IO[str], Callable[..., str]]]:
     """A pseudo-terminal: a stream writing to it, and all it has shown so far."""
     main_fd, shown_fd = pty.openpty()
     stream = os.fdopen(shown_fd, "w", buffering=1)
     received: list[bytes] = []
 
-    def read() -> str:
+    def read(wait: float = 0.05) -> str:
+        """Return all shown so far, after `wait` seconds with nothing more to read."""
         stream.flush()
-        while select.select([main_fd], [], [], 0.05)[0]:
+        while select.select([main_fd], [], [], wait)[0]:
             received.append(os.read(main_fd, 65536))
         return b"".join(received).decode()
 
@@ -147,7 +148,7 @@ def terminal() -> Iterator[tuple[IO[str], Callable[[], str]]]:
 
 
 def test_lines_printed_on_the_terminal_go_above_the_display(
-    monkeypatch: pytest.MonkeyPatch, terminal: tuple[IO[str], Callable[[], str]]
+    monkeypatch: pytest.MonkeyPatch, terminal: tuple[IO[str], Callable[..., str]]
 ) -> None:
     """Standard output and error on the display's terminal: printed through its console."""
     stream, read = terminal
@@ -157,7 +158,7 @@ def test_lines_printed_on_the_terminal_go_above_the_display(
 
 
 def _print_under_the_display(
-    monkeypatch: pytest.MonkeyPatch, stream: IO[str], error: IO[str], read: Callable[[], str]
+    monkeypatch: pytest.MonkeyPatch, stream: IO[str], error: IO[str], read: Callable[..., str]
 ) -> None:
     monkeypatch.setattr(sys, "stdout", stream)
     monkeypatch.setattr(sys, "stderr", error)
@@ -168,7 +169,7 @@ def _print_under_the_display(
             print(f"warning {index}", file=sys.stderr)
         if index == 10:
             assert sys.stdout is not stream and sys.stderr is not error  # held while it shows
-        read()  # as the run goes: a terminal's buffer is small
+        read(0.005)  # as the run goes: a terminal's buffer is small (the last read waits)
     assert sys.stdout is stream and sys.stderr is error
     seen = plain(read())
     lines = seen.replace("\r", "\n").split("\n")
@@ -181,7 +182,7 @@ def _print_under_the_display(
 
 
 def test_standard_output_elsewhere_is_left_alone(
-    monkeypatch: pytest.MonkeyPatch, terminal: tuple[IO[str], Callable[[], str]]
+    monkeypatch: pytest.MonkeyPatch, terminal: tuple[IO[str], Callable[..., str]]
 ) -> None:
     """Output to a file or another terminal never shows the display: it is written as it comes."""
     stream, read = terminal
@@ -193,6 +194,6 @@ def test_standard_output_elsewhere_is_left_alone(
         print(f"line {index}")
         assert sys.stdout is out
         assert out.getvalue().endswith(f"line {index}\n")
-        read()
+        read(0.005)
     assert out.getvalue() == "".join(f"line {i}\n" for i in range(20))
     assert "line" not in plain(read())

@@ -74,12 +74,22 @@ def _sources() -> list[tuple[str, str]]:
     return sorted({(move.module.family, move.source) for move in _moves()})
 
 
-@pytest.mark.parametrize(
-    "source", [s for s in _sources() if s[0] not in SLOW], ids=lambda s: f"{s[0]} {s[1]}"
-)
+def _quick_sources() -> list[Any]:
+    """Return the sources of families not in `SLOW`, those between a family's first and latest
+    version marked `slow`."""
+    found = []
+    for family, version in _sources():
+        versions = REGISTRY.versions(family)
+        if family not in SLOW:
+            marks = [] if version in (versions[0], versions[-1]) else [pytest.mark.slow]
+            found.append(pytest.param((family, version), id=f"{family} {version}", marks=marks))
+    return found
+
+
+@pytest.mark.parametrize("source", _quick_sources())
 def test_generated_records(source: tuple[str, str]) -> None:
-    """Each move from a version runs on the same records generated at that version (a few;
-    those of `SLOW` families in `test_generated_records_in_full` only)."""
+    """Each move from a version runs on the same records generated at that version (a few; by
+    default from each family's first and latest version, the others in the slow run)."""
     _check_generated(source, QUICK_EXAMPLES)
 
 

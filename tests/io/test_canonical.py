@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from evalreg.io import codec
 from evalreg.io.codec import MAX_DEPTH, ExactNumber, TooLargeError, loads, loads_lines
+from tests.conftest import examples
 
 # -- documents as trees, written out as text -----------------------------------------------------
 
@@ -169,43 +170,49 @@ def exact_large(data: bytes) -> Any:
 # -- the properties ----------------------------------------------------------------------------
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    tree=trees,
-    space=st.sampled_from(SPACES),
-    escapes=st.sampled_from(ESCAPES),
-    rng=st.randoms(use_true_random=False),
-    end=st.sampled_from(["", "\n", "\r\n", "  \n", "\t"]),
-)
-def test_both_paths_give_the_same_record_or_problem(
-    tree: Tree, space: str, escapes: str, rng: random.Random, end: str
-) -> None:
-    data = (render(tree, rng, space, escapes) + end).encode("utf-8", "surrogatepass")
-    expected = outcome(exact, data)
-    fast = codec._canonical(data) is not codec._NOT_CANONICAL
-    event(f"canonical: {fast}, exact path: {'error' if expected[0] == 'error' else 'record'}")
-    assert outcome(loads, data) == expected
-    assert outcome(exact_large, data) == expected
+@pytest.mark.parametrize("count", examples(400, quick=60))
+def test_both_paths_give_the_same_record_or_problem(count: int) -> None:
+    @settings(max_examples=count, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(
+        tree=trees,
+        space=st.sampled_from(SPACES),
+        escapes=st.sampled_from(ESCAPES),
+        rng=st.randoms(use_true_random=False),
+        end=st.sampled_from(["", "\n", "\r\n", "  \n", "\t"]),
+    )
+    def check(tree: Tree, space: str, escapes: str, rng: random.Random, end: str) -> None:
+        data = (render(tree, rng, space, escapes) + end).encode("utf-8", "surrogatepass")
+        expected = outcome(exact, data)
+        fast = codec._canonical(data) is not codec._NOT_CANONICAL
+        event(f"canonical: {fast}, exact path: {'error' if expected[0] == 'error' else 'record'}")
+        assert outcome(loads, data) == expected
+        assert outcome(exact_large, data) == expected
+
+    check()
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    lines=st.lists(
-        st.tuples(trees, st.sampled_from(["compact", "loose"]), st.sampled_from(ESCAPES)),
-        max_size=6,
-    ),
-    rng=st.randoms(use_true_random=False),
-)
-def test_lines_read_together_give_what_each_gives_alone(
-    lines: list[tuple[Tree, str, str]], rng: random.Random
-) -> None:
-    texts = [(render(t, rng, space, escapes) + "\n").encode() for t, space, escapes in lines]
-    together = loads_lines(texts)
-    for text, value in zip(texts, together, strict=True):
-        shown = (
-            ("error", type(value).__name__, str(value)) if isinstance(value, ValueError) else None
-        )
-        assert (shown or _shape(value)) == outcome(exact, text)
+@pytest.mark.parametrize("count", examples(150, quick=25))
+def test_lines_read_together_give_what_each_gives_alone(count: int) -> None:
+    @settings(max_examples=count, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(
+        lines=st.lists(
+            st.tuples(trees, st.sampled_from(["compact", "loose"]), st.sampled_from(ESCAPES)),
+            max_size=6,
+        ),
+        rng=st.randoms(use_true_random=False),
+    )
+    def check(lines: list[tuple[Tree, str, str]], rng: random.Random) -> None:
+        texts = [(render(t, rng, space, escapes) + "\n").encode() for t, space, escapes in lines]
+        together = loads_lines(texts)
+        for text, value in zip(texts, together, strict=True):
+            shown = (
+                ("error", type(value).__name__, str(value))
+                if isinstance(value, ValueError)
+                else None
+            )
+            assert (shown or _shape(value)) == outcome(exact, text)
+
+    check()
 
 
 def test_canonical_documents_take_the_fast_path_and_others_do_not() -> None:

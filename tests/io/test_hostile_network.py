@@ -1,7 +1,8 @@
 """Servers that misbehave, served on 127.0.0.1 by `hostile_server`: nothing hangs, nothing is
 read unbounded, nothing is asked twice, and every failure says why in one line.
 
-Time limits are lowered (`HTTP_TIMEOUT` of 1 s) and byte limits too, so that each case is fast.
+Time limits are lowered (`HTTP_TIMEOUT` of 0.6 s, which a message rounds to "1 s") and byte limits
+too, so that each case is fast.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def instance_lines(count: int) -> bytes:
 
 @pytest.fixture
 def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[HostileServer]:
-    monkeypatch.setattr(evalreg_http, "HTTP_TIMEOUT", 1.0)
+    monkeypatch.setattr(evalreg_http, "HTTP_TIMEOUT", 0.6)
     monkeypatch.setattr(evalreg_http, "_failures", {})
     with HostileServer({"a.json": AGGREGATE}, trickle=0.2) as hostile:
         yield hostile
@@ -61,7 +62,9 @@ def one_problem(out: str, url: str) -> str:
     ("path", "reason"),
     [
         ("/silent/run.json", "timed out after 1 s waiting for an answer"),
-        ("/stall/run.json", "timed out after 1 s reading the body"),
+        pytest.param(
+            "/stall/run.json", "timed out after 1 s reading the body", marks=pytest.mark.slow
+        ),
         ("/trickle/run.json", "timed out after 1 s reading the body"),
         ("/reset/run.json", "connection reset by the server"),
     ],
@@ -73,7 +76,7 @@ def test_a_failing_server_costs_one_deadline_and_says_why(
     url = server.url + path
     started = time.monotonic()
     code, out, err = run(capsys, "validate", "--no-rules", url, f"{server.url}/files/a.json")
-    assert time.monotonic() - started < 3.5  # one deadline of 1 s, not one per request
+    assert time.monotonic() - started < 3.5  # one deadline, not one per request
     assert code == 1 and err == ""
     assert one_problem(out, url).endswith(f": {reason}")
     gets = [r for r in server.asked(path) if r[0] == "GET"]

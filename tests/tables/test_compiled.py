@@ -17,12 +17,8 @@ from evalreg.publish.check.generate import record_strategy
 from evalreg.tables.compiled import MAX_DEPTH, compile_struct
 from evalreg.tables.mapping import Column, layout
 from evalreg.tables.rows import _struct_converter
+from tests.conftest import builtin_versions
 
-VERSIONS = [
-    (family, version)
-    for family in evalreg.default_registry().families()
-    for version in evalreg.default_registry().versions(family)
-]
 ODD_VALUES: list[Any] = [
     None,
     "text",
@@ -93,10 +89,7 @@ def strategy(family: str, version: str) -> Any:
 
 @pytest.mark.parametrize(
     ("family", "version"),
-    [
-        pytest.param(f, v, id=f"{f}@{v}", marks=[pytest.mark.slow] if f == "agentv.eval" else [])
-        for f, v in VERSIONS
-    ],
+    builtin_versions(slow_families={"agentv.eval"}),
 )
 def test_generated_and_mangled_records_convert_as_with_the_closures(
     registry: Registry, family: str, version: str
@@ -134,10 +127,12 @@ def nested(depth: int, leaf: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
-def nested_record(depth: int, leaf: Any) -> Any:
+def nested_record(depth: int, leaf: Any, width: int = 2) -> Any:
+    """Return a record of `nested(depth, ...)`, each array holding `width` copies of the level
+    below."""
     record = leaf
     for level in range(depth):
-        record = {"n": level, f"in{level}": [record, record]}
+        record = {"n": level, f"in{level}": [record] * width}
     return record
 
 
@@ -168,9 +163,11 @@ def odd(make_registry_dir: Any) -> Registry:
     return evalreg.load_registry([root], builtin=False)
 
 
+@pytest.mark.parametrize("width", [1, pytest.param(2, marks=pytest.mark.slow)])
 def test_odd_names_and_nesting_beyond_the_compiled_depth_convert_as_with_the_closures(
-    odd: Registry,
+    odd: Registry, width: int
 ) -> None:
+    """`width`: the items of each array, nested `MAX_DEPTH + 3` deep (2: 32,768 leaves)."""
     root = layout(odd, "odd.deep", "1.0").root
     leaf = {
         **{name: i for i, name in enumerate(ODD_NAMES)},
@@ -179,11 +176,11 @@ def test_odd_names_and_nesting_beyond_the_compiled_depth_convert_as_with_the_clo
         "loose": 7,
     }
     depth = MAX_DEPTH + 3
-    check_same(root, nested_record(depth, leaf))
-    check_same(root, nested_record(depth, {**leaf, ODD_NAMES[0]: None, "extra": 1}))
-    check_same(root, nested_record(depth, {**leaf, ODD_NAMES[1]: 2**64}))
-    check_same(root, nested_record(depth, {**leaf, ODD_NAMES[2]: "no"}))
-    check_same(root, nested_record(depth, {**leaf, "labels": {"k": 1}}))
+    check_same(root, nested_record(depth, leaf, width))
+    check_same(root, nested_record(depth, {**leaf, ODD_NAMES[0]: None, "extra": 1}, width))
+    check_same(root, nested_record(depth, {**leaf, ODD_NAMES[1]: 2**64}, width))
+    check_same(root, nested_record(depth, {**leaf, ODD_NAMES[2]: "no"}, width))
+    check_same(root, nested_record(depth, {**leaf, "labels": {"k": 1}}, width))
     rng = random.Random(7)
     for _ in range(50):
         check_same(root, mutated(nested_record(4, leaf), rng))

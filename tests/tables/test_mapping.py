@@ -17,7 +17,12 @@ from evalreg import Registry, TableError
 from evalreg.tables.features import features_yaml, schema_json
 from evalreg.tables.mapping import layout
 
-datasets = pytest.importorskip("datasets")
+
+@pytest.fixture(scope="session")
+def datasets() -> Any:
+    """Hugging Face `datasets`, imported by the tests that use it (it takes a second or two)."""
+    return pytest.importorskip("datasets")
+
 
 VERSIONS = [
     (family, version)
@@ -62,7 +67,7 @@ def _fields(schema: pa.Schema) -> list[pa.Field]:
 
 @pytest.mark.parametrize(("family", "version"), VERSIONS, ids=[f"{f}@{v}" for f, v in VERSIONS])
 def test_every_built_in_version_has_an_arrow_schema_and_a_features_block(
-    registry: Registry, family: str, version: str
+    registry: Registry, datasets: Any, family: str, version: str
 ) -> None:
     schema = evalreg.arrow_schema(family, version, registry=registry)
     assert schema.names[-1] == "_extra" and len(schema) > 1

@@ -17,12 +17,7 @@ from evalreg.publish.check.generate import record_strategy
 from evalreg.tables.arrow import BatchBuilder, TableSpec
 from evalreg.tables.mapping import layout
 from evalreg.tables.rows import RowError, json_equal
-
-VERSIONS = [
-    (family, version)
-    for family in evalreg.default_registry().families()
-    for version in evalreg.default_registry().versions(family)
-]
+from tests.conftest import builtin_versions
 
 
 def round_trip(registry: Registry, family: str, version: str, records: list[Any]) -> list[Any]:
@@ -61,10 +56,7 @@ def check_round_trip(registry: Registry, family: str, version: str, record: Any)
 
 @pytest.mark.parametrize(
     ("family", "version"),
-    [
-        pytest.param(f, v, id=f"{f}@{v}", marks=[pytest.mark.slow] if f in SLOW else [])
-        for f, v in VERSIONS
-    ],
+    builtin_versions(slow_families=SLOW),
 )
 def test_generated_records_come_back_equal_at_their_version_and_at_the_latest(
     registry: Registry, family: str, version: str
