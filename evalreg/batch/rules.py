@@ -23,6 +23,7 @@ from evalreg.engine.rules import (
     RuleSet,
     check,
     family_rules,
+    file_groups,
     finish_collection,
     rule_set,
     run_rule_code,
@@ -68,14 +69,16 @@ class _Dropped:
 class _Open:
     """What the rules keep of the file being read: its file rules done, its collectors."""
 
-    __slots__ = ("collectors", "failed", "filed", "held")
+    __slots__ = ("collectors", "failed", "filed", "groups", "held")
 
-    def __init__(self, filed: bool) -> None:
+    def __init__(self, filed: bool, path: str) -> None:
         self.filed: set[tuple[str, str]] | None = None if filed else set()
         """The family and version whose file rules ran (None: leave them to another part)."""
-        self.collectors: list[tuple[Rule, Collector]] = []
+        self.collectors: dict[Rule, Collector] = {}
         self.failed: Summaries = []
         self.held: dict[tuple[Rule, str, str], tuple[Collector, RuleContext]] = {}
+        self.groups = file_groups(path)
+        """The values of the file's `{file: ...}` operands, for every record of it."""
 
 
 class RuleRun:
@@ -131,17 +134,21 @@ class RuleRun:
         rules = self.rules(family, version, path)
         if not rules:
             return []
-        found = check(rules.record, record, family, version, path, line) if rules.record else []
         state = self._files.get(path)
         if state is None:
-            state = self._files[path] = _Open(path in self._unfiled)
+            state = self._files[path] = _Open(path in self._unfiled, path)
+        groups = state.groups
+        found = (
+            check(rules.record, record, family, version, path, line, groups) if rules.record else []
+        )
         if rules.file and state.filed is not None and (family, version) not in state.filed:
             state.filed.add((family, version))
-            found += check(rules.file, record, family, version, path, line)
+            found += check(rules.file, record, family, version, path, line, groups)
+        held_by = state.held
         for rule in rules.collection:
-            held = state.held.get((rule, family, version))
+            held = held_by.get((rule, family, version))
             if held is None:
-                held = state.held[rule, family, version] = self._start(
+                held = held_by[rule, family, version] = self._start(
                     state, rule, path, family, version
                 )
             held[1].line = line
@@ -159,12 +166,12 @@ class RuleRun:
         state: _Open, rule: Rule, path: str, family: str, version: str
     ) -> tuple[Collector, RuleContext]:
         assert rule.collector is not None
-        collector = next((c for r, c in state.collectors if r is rule), None)
+        collector = state.collectors.get(rule)
         if collector is None:
             collector, failure = run_rule_code(rule.collector, path)
             if failure is not None:
                 collector = _Dropped()
-            state.collectors.append((rule, collector))
+            state.collectors[rule] = collector
             if failure is not None:
                 state.failed.append(((rule.family, rule.id), path, _Failed(failure)))
         return collector, RuleContext(rule, family, version, path, None)
@@ -180,7 +187,7 @@ class RuleRun:
         if state is None:
             return []
         closed: Summaries = list(state.failed)
-        for rule, collector in state.collectors:
+        for rule, collector in state.collectors.items():
             summary, failure = run_rule_code(collector.summary)
             if failure is not None:
                 summary = _Failed(failure)

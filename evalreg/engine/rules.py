@@ -414,7 +414,7 @@ def _run(
     return ctx.findings
 
 
-def _file(path: str | None) -> dict[str, str]:
+def file_groups(path: str | None) -> dict[str, str]:
     """Return the values of the `{file: path}` and `{file: name}` operands."""
     if path is None:
         return {}
@@ -429,14 +429,16 @@ def check(
     version: str,
     path: str | None = None,
     line: int | None = None,
+    groups: dict[str, str] | None = None,
 ) -> list[Issue]:
     """Return the findings of record or file rules on one record (empty when it breaks none).
 
     File rules are given a file's first record of the family (`RuleSet.file`), record rules
-    every record (`RuleSet.record`).
+    every record (`RuleSet.record`). `groups`: `file_groups(path)`, if the caller keeps it.
     """
     found: list[Issue] = []
-    groups = _file(path)
+    if groups is None:
+        groups = file_groups(path)
     for rule in rules:
         found += _run(rule, record, family, version, path, line, groups)
     return found
