@@ -24,7 +24,7 @@ from evalreg.engine.rules import Located
 from evalreg.engine.selection import NO_RULES, Selection
 from evalreg.engine.validate import undecided_issues
 from evalreg.engine.validators import Issue, Validator
-from evalreg.io.codec import DecodeError, loads, loads_lines
+from evalreg.io.codec import DecodeError, loads, loads_line
 from evalreg.io.pointer import MISSING, resolve, split
 from evalreg.io.readers import (
     STDIN,
@@ -311,7 +311,10 @@ class _QuickCheck:
             if block is None:
                 break
             last = len(block.lines) - 1
-            for index, record in enumerate(loads_lines(block.lines)):
+            # One line at a time: a block's records all alive at once would keep the garbage
+            # collector busy with them.
+            for index, text in enumerate(block.lines):
+                record = loads_line(text)
                 if isinstance(record, ValueError):
                     line = block.lines[index]
                     ended = block.ended or index < last

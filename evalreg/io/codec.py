@@ -278,23 +278,23 @@ def _exact_loads(data: bytes | str) -> Any:
     return value
 
 
+def loads_line(line: bytes) -> Any:
+    """Parse one JSON line like `loads`, to its value or to the `ValueError` it raises."""
+    if len(line) <= LARGE_BYTES:
+        value = _canonical(line)
+        if value is not _NOT_CANONICAL:
+            return value
+    try:
+        return _exact_loads(line)
+    except ValueError as err:
+        return err
+    except MemoryError:
+        return TooLargeError(len(line))
+
+
 def loads_lines(lines: list[bytes]) -> list[Any]:
     """Parse JSON lines like `loads`, each to its value or to the `ValueError` it raises."""
-    values: list[Any] = []
-    append = values.append
-    for line in lines:
-        if len(line) <= LARGE_BYTES:
-            value = _canonical(line)
-            if value is not _NOT_CANONICAL:
-                append(value)
-                continue
-        try:
-            append(_exact_loads(line))
-        except ValueError as err:
-            append(err)
-        except MemoryError:
-            append(TooLargeError(len(line)))
-    return values
+    return [loads_line(line) for line in lines]
 
 
 def _encoded(value: Any) -> bytes | None:
