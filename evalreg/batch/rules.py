@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from evalreg.engine.registry import Registry
 from evalreg.engine.rules import (
@@ -81,6 +81,17 @@ class _Open:
         """The values of the file's `{file: ...}` operands, for every record of it."""
 
 
+class _Same(NamedTuple):
+    """The rules of the file, family and version of the record read last, ready to run."""
+
+    path: str
+    family: str
+    version: str
+    record: tuple[Rule, ...]
+    groups: dict[str, str]
+    collecting: tuple[tuple[Rule, Collector, RuleContext], ...]
+
+
 class RuleRun:
     """The state of the rules over one run (or over one worker's share of it)."""
 
@@ -95,6 +106,8 @@ class RuleRun:
         """The per-path entries of the selection that hold for the file read last."""
         self._heres: dict[tuple[int, ...], Selection] = {(): selection.at(None)}
         self.summaries: Summaries = []
+        self._same: _Same | None = None
+        """What the next record of the file, family and version of the last one runs."""
 
     def _held_at(self, path: str | None) -> tuple[int, ...]:
         if path is not self._path and path != self._path:
@@ -131,6 +144,10 @@ class RuleRun:
         self, record: Any, path: str, line: int | None, family: str, version: str
     ) -> list[Issue]:
         """Run the record and file rules on one record, and give it to the collectors."""
+        same = self._same
+        # The next line of a JSONL file, most likely:
+        if same is not None and same.path == path and same[1:3] == (family, version):
+            return self._again(same, record, line)
         rules = self.rules(family, version, path)
         if not rules:
             return []
@@ -155,6 +172,29 @@ class RuleRun:
             _, failure = run_rule_code(held[0].add, record, held[1])
             if failure is not None:
                 found.append(rule.issue("", failure))
+        # The file rules have run (or are another part's): the next record of the same file,
+        # family and version needs its record rules and collectors alone.
+        collecting = tuple((rule, *held_by[rule, family, version]) for rule in rules.collection)
+        self._same = _Same(path, family, version, rules.record, groups, collecting)
+        return self._judged(found, path)
+
+    def _again(self, same: _Same, record: Any, line: int | None) -> list[Issue]:
+        """Run the rules of a record of the file, family and version of the one before."""
+        path, family, version = same.path, same.family, same.version
+        found = (
+            check(same.record, record, family, version, path, line, same.groups)
+            if same.record
+            else []
+        )
+        for rule, collector, ctx in same.collecting:
+            ctx.line = line
+            _, failure = run_rule_code(collector.add, record, ctx)
+            if failure is not None:
+                found.append(rule.issue("", failure))
+        return self._judged(found, path) if found else found
+
+    def _judged(self, found: list[Issue], path: str) -> list[Issue]:
+        """Return the findings as the selection of their file wants them."""
         if found:
             here = self.here(path)
             if here.restyles:
@@ -179,9 +219,11 @@ class RuleRun:
     def skip_file_rules(self, path: str) -> None:
         """Leave out the file rules of `path`: they run on the part that holds its start."""
         self._unfiled.add(path)
+        self._same = None
 
     def close(self, path: str) -> Summaries:
         """End a file (or a part of one): return its collectors' summaries, keep them too."""
+        self._same = None
         self._unfiled.discard(path)
         state = self._files.pop(path, None)
         if state is None:
