@@ -18,7 +18,7 @@ import orjson
 from evalreg.batch import parallel
 from evalreg.batch.config import Config
 from evalreg.batch.rules import RuleRun, Summaries
-from evalreg.engine.detect import Detection
+from evalreg.engine.detect import Detection, remembered
 from evalreg.engine.registry import Registry
 from evalreg.engine.rules import Located
 from evalreg.engine.selection import NO_RULES, Selection
@@ -157,7 +157,8 @@ def decide(
     if family is not None and version is not None:
         detection = Detection("detected", family, version)
     else:
-        detection = registry.detect(record, path)
+        found = remembered(registry, record)  # most records: one of a shape seen before
+        detection = registry.detect(record, path) if found is None else found
     return detection, detection.ok and family in (None, detection.family)
 
 
