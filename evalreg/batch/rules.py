@@ -25,6 +25,8 @@ from evalreg.engine.rules import (
     family_rules,
     file_groups,
     finish_collection,
+    hold_stdout,
+    release_stdout,
     rule_set,
     run_rule_code,
 )
@@ -69,7 +71,7 @@ class _Dropped:
 class _Open:
     """What the rules keep of the file being read: its file rules done, its collectors."""
 
-    __slots__ = ("collectors", "failed", "filed", "groups", "held")
+    __slots__ = ("again", "collectors", "failed", "filed", "groups", "held")
 
     def __init__(self, filed: bool, path: str) -> None:
         self.filed: set[tuple[str, str]] | None = None if filed else set()
@@ -79,6 +81,8 @@ class _Open:
         self.held: dict[tuple[Rule, str, str], tuple[Collector, RuleContext]] = {}
         self.groups = file_groups(path)
         """The values of the file's `{file: ...}` operands, for every record of it."""
+        self.again = False
+        """Whether a record of the file was read before."""
 
 
 class _Same(NamedTuple):
@@ -146,11 +150,24 @@ class RuleRun:
         """Run the record and file rules on one record, and give it to the collectors."""
         same = self._same
         # The next line of a JSONL file, most likely:
-        if same is not None and same.path == path and same[1:3] == (family, version):
-            return self._again(same, record, line)
-        rules = self.rules(family, version, path)
-        if not rules:
-            return []
+        if same is None or same.path != path or same[1:3] != (family, version):
+            same = None
+            rules = self.rules(family, version, path)  # loading rules prints as it would
+            if not rules:
+                return []
+        # Standard output is caught once for every rule the record meets (see `run_rule_code`).
+        held = hold_stdout()
+        try:
+            if same is not None:
+                return self._again(same, record, line)
+            return self._first(rules, record, path, line, family, version)
+        finally:
+            release_stdout(held)
+
+    def _first(
+        self, rules: RuleSet, record: Any, path: str, line: int | None, family: str, version: str
+    ) -> list[Issue]:
+        """Run the rules on a record (the file's first of its family and version, maybe)."""
         state = self._files.get(path)
         if state is None:
             state = self._files[path] = _Open(path in self._unfiled, path)
@@ -172,10 +189,12 @@ class RuleRun:
             _, failure = run_rule_code(held[0].add, record, held[1])
             if failure is not None:
                 found.append(rule.issue("", failure))
-        # The file rules have run (or are another part's): the next record of the same file,
-        # family and version needs its record rules and collectors alone.
-        collecting = tuple((rule, *held_by[rule, family, version]) for rule in rules.collection)
-        self._same = _Same(path, family, version, rules.record, groups, collecting)
+        if state.again:
+            # A file of many records: its file rules have run (or are another part's), so the
+            # next record of the same family and version needs its record rules and collectors.
+            collecting = tuple((r, *held_by[r, family, version]) for r in rules.collection)
+            self._same = _Same(path, family, version, rules.record, groups, collecting)
+        state.again = True
         return self._judged(found, path)
 
     def _again(self, same: _Same, record: Any, line: int | None) -> list[Issue]:
@@ -229,12 +248,16 @@ class RuleRun:
         if state is None:
             return []
         closed: Summaries = list(state.failed)
-        for rule, collector in state.collectors.items():
-            summary, failure = run_rule_code(collector.summary)
-            if failure is not None:
-                summary = _Failed(failure)
-            if summary is not None:
-                closed.append(((rule.family, rule.id), path, summary))
+        held = hold_stdout()
+        try:
+            for rule, collector in state.collectors.items():
+                summary, failure = run_rule_code(collector.summary)
+                if failure is not None:
+                    summary = _Failed(failure)
+                if summary is not None:
+                    closed.append(((rule.family, rule.id), path, summary))
+        finally:
+            release_stdout(held)
         self.summaries += closed
         return closed
 

@@ -204,6 +204,15 @@ def run_rule_code(function: Callable[..., Any], *args: Any) -> tuple[Any, str | 
         except BaseException as err:
             return None, _failed(err)
     saved = sys.stdout
+    if saved is _printed:  # held already (`hold_stdout`): caught, and no swap to undo
+        try:
+            value = function(*args)
+        except BaseException as err:
+            _printed.parts.clear()
+            return None, _failed(err)
+        if _printed.parts:
+            return value, f"the rule wrote to standard output: {cut_repr(_printed.take(), 200)}"
+        return value, None
     sys.stdout = _printed
     try:
         value = function(*args)
@@ -215,6 +224,22 @@ def run_rule_code(function: Callable[..., Any], *args: Any) -> tuple[Any, str | 
     if _printed.parts:
         return value, f"the rule wrote to standard output: {cut_repr(_printed.take(), 200)}"
     return value, None
+
+
+def hold_stdout() -> Any:
+    """Catch standard output for the rules' code (`run_rule_code`) until `release_stdout`, so
+    that a run of many rules swaps it once; return what to give `release_stdout`."""
+    if get_ident() != _main:
+        return None
+    saved = sys.stdout
+    sys.stdout = _printed
+    return saved
+
+
+def release_stdout(saved: Any) -> None:
+    """Give standard output back, as it was before `hold_stdout`."""
+    if saved is not None:
+        sys.stdout = saved
 
 
 def _failed(err: BaseException) -> str:
