@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import importlib.util
+import itertools
+import os
+import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -20,6 +23,7 @@ def _module(family: str, name: str) -> ModuleType:
     spec = importlib.util.spec_from_file_location(f"layout_{name}_{family}", RULES / family / name)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
     spec.loader.exec_module(module)
     return module
 
@@ -78,3 +82,21 @@ def _folders(path: str) -> Any:
 def test_model_path_folders_are_those_of_the_whole_path(paths: list[str]) -> None:
     for path in [*paths, *paths]:
         assert MODEL_PATH.folders(path) == _folders(path)
+
+
+def _relative(path: str) -> str | None:
+    """`companion.relative` as it was written first: every part of the path at each call."""
+    parts = os.path.normpath(path).replace(os.sep, "/").split("/")
+    if "data" not in parts:
+        return None
+    return "/".join(parts[len(parts) - 1 - parts[::-1].index("data") :])
+
+
+def test_companion_paths_from_data_are_those_of_the_whole_path() -> None:
+    companion = _module("eee.aggregate", "companion.py")
+    parts = ["data", "a", ".", "..", "", "x.json", "/"]
+    for count in range(1, 4):
+        for chosen in itertools.product(parts, repeat=count):
+            for lead in ("", "/", "./"):
+                path = lead + "/".join(chosen)
+                assert companion.relative(path) == _relative(path), path
