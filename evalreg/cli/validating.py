@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -145,6 +147,18 @@ def _check_entries(known: list[str], selected: tuple[str, ...], ignored: tuple[s
                 fail(f"--{option} {entry}: names no rule (known: {', '.join(known)})")
 
 
+@contextlib.contextmanager
+def _collector_off() -> Iterator[None]:
+    """Keep the garbage collector off while the command starts (as it was, afterwards)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def _print(lines: Iterable[str], printed: int, most: int) -> int:
     """Print lines up to `most` in all (0: no limit); return how many are printed in all."""
     for line in lines:
@@ -170,16 +184,17 @@ def _plain_table(columns: list[tuple[str, bool]], rows: list[tuple[str, ...]]) -
     if not all(_PLAIN_CELL.fullmatch(cell) for row in table for cell in row):
         return None
     widths = [max(len(row[i]) for row in table) for i in range(len(columns))]
-    if sum(widths) + 2 * (len(widths) - 1) >= _CONSOLE_WIDTH:
-        return None
     lefts = [left for _, left in columns]
-    return [
+    lines = [
         "  ".join(
             cell.ljust(width) if left else cell.rjust(width)
             for cell, width, left in zip(row, widths, lefts, strict=True)
-        ).rstrip()
+        )
         for row in table
     ]
+    if len(lines[0]) >= _CONSOLE_WIDTH:  # rich would cut cells short
+        return None
+    return [line.rstrip() for line in lines]
 
 
 def _rich_table(columns: list[tuple[str, bool]], rows: list[tuple[str, ...]]) -> list[str]:
@@ -208,7 +223,7 @@ def _tables(summary: Any) -> Iterator[str]:
     """Yield the lines of the summary's tables: per rule, then per family and version."""
     if summary.rules:
         columns = [(c, c == "rule") for c in ("rule", "files", "errors", "warnings")]
-        rows = [
+        rows: list[tuple[str, ...]] = [
             (name, f"{tally.files:,}", f"{tally.errors:,}", f"{tally.warnings:,}")
             for name, tally in summary.rule_rows()
         ]
@@ -216,11 +231,11 @@ def _tables(summary: Any) -> Iterator[str]:
     if summary.versions:
         names = ("family", "version", "files", "records", "invalid", "findings")
         columns = [(c, c in ("family", "version")) for c in names]
-        rows = []
+        versions: list[tuple[str, ...]] = []
         for (family, version), tally in summary.version_rows():
             counts = (tally.files, tally.records, tally.invalid, tally.findings)
-            rows.append((family, version, *(f"{n:,}" for n in counts)))
-        yield from _table(columns, rows)
+            versions.append((family, version, *(f"{n:,}" for n in counts)))
+        yield from _table(columns, versions)
 
 
 @cli.command("validate")
@@ -337,44 +352,47 @@ def validate_command(
     when all records are valid and no rule fails (warnings and known findings do not count),
     1 otherwise, 2 for usage errors.
     """
-    from evalreg.batch.check import RecordCheck, RuleFinding
-    from evalreg.batch.runs import validate_run
-    from evalreg.batch.summary import ProblemGroups
+    # Start-up makes thousands of objects that live as long as the command (modules, the
+    # registry) and no garbage worth collecting: the collector waits until the run.
+    with _collector_off():
+        from evalreg.batch.check import RecordCheck, RuleFinding
+        from evalreg.batch.runs import validate_run
+        from evalreg.batch.summary import ProblemGroups
 
-    if version and not family:
-        fail("--version needs --family")
-    config = project_config()
-    if use_rules:  # without rules, no rule module is loaded (they are a registry's code)
-        known = _rule_ids(context)
-        config.check_rules(known)
-        _check_entries(known, selected, ignored)
-    selection = config.selection(
-        enabled=use_rules,
-        select=_entries(selected) or None,
-        ignore=_entries(ignored),
-        minimum="error" if severity == "error" else "warning",
-    )
-    baseline = None
-    if write_to is None and not no_baseline and (baseline_file or config.baseline):
-        from evalreg.batch.baseline import Baseline
+        if version and not family:
+            fail("--version needs --family")
+        config = project_config()
+        if use_rules:  # without rules, no rule module is loaded (they are a registry's code)
+            known = _rule_ids(context)
+            config.check_rules(known)
+            _check_entries(known, selected, ignored)
+        selection = config.selection(
+            enabled=use_rules,
+            select=_entries(selected) or None,
+            ignore=_entries(ignored),
+            minimum="error" if severity == "error" else "warning",
+        )
+        baseline = None
+        if write_to is None and not no_baseline and (baseline_file or config.baseline):
+            from evalreg.batch.baseline import Baseline
 
-        baseline = Baseline.load(baseline_file or str(config.baseline))
-    reporter = REPORTERS[fmt]
-    printed = 0
-    statistics = statistics or write_to is not None
-    run = validate_run(
-        context.registry,
-        paths,
-        include=include,
-        exclude=exclude,
-        family=family,
-        version=version,
-        jobs=jobs_count(jobs),
-        rules=selection,
-        runner=runner_for(scheduler, jobs),
-        config=config,
-        baseline=baseline,
-    )
+            baseline = Baseline.load(baseline_file or str(config.baseline))
+        reporter = REPORTERS[fmt]
+        printed = 0
+        statistics = statistics or write_to is not None
+        run = validate_run(
+            context.registry,
+            paths,
+            include=include,
+            exclude=exclude,
+            family=family,
+            version=version,
+            jobs=jobs_count(jobs),
+            rules=selection,
+            runner=runner_for(scheduler, jobs),
+            config=config,
+            baseline=baseline,
+        )
     shown = progress_for("validate", paths, include, exclude, progress)
     # A record's check counts one record, a run of valid ones its length, a finding none.
     checks: Iterable[Any] = shown.wrap(
