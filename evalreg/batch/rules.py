@@ -10,6 +10,7 @@ of their file wants.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -267,6 +268,17 @@ class RuleRun:
 
     def finish(self) -> list[Located]:
         """Finish every collection rule of the run on the summaries of every file."""
+        # Finishing builds structures as large as the run's summaries, all alive until it is
+        # done: collecting garbage meanwhile would walk them again and again for none.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return self._finish()
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _finish(self) -> list[Located]:
         by_rule: dict[tuple[str, str], list[tuple[str, Any]]] = {}
         for key, path, summary in self.summaries:
             by_rule.setdefault(key, []).append((path, summary))
