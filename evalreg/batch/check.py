@@ -17,6 +17,7 @@ import orjson
 
 from evalreg.batch import parallel
 from evalreg.batch.config import Config
+from evalreg.batch.places import Places
 from evalreg.batch.rules import RuleRun, Summaries
 from evalreg.engine.detect import Detection, remembered
 from evalreg.engine.registry import Registry
@@ -25,7 +26,7 @@ from evalreg.engine.selection import NO_RULES, Selection
 from evalreg.engine.validate import undecided_issues
 from evalreg.engine.validators import Issue, Validator
 from evalreg.io.codec import DecodeError, loads, loads_line
-from evalreg.io.pointer import MISSING, resolve, split
+from evalreg.io.pointer import MISSING, resolve
 from evalreg.io.readers import (
     STDIN,
     Block,
@@ -412,7 +413,7 @@ class _QuickCheck:
         except (OSError, EOFError) as err:
             yield self.check(cannot_read(path, err))
             return
-        yield from self.items(read_items_from_bytes(data, path, "yaml"), _Places(data))
+        yield from self.items(read_items_from_bytes(data, path, "yaml"), Places(data))
 
     def _document(self, data: bytes, path: str) -> Iterator[RecordCheck | ValidRun]:
         """Check the bytes of a whole JSON document."""
@@ -450,44 +451,6 @@ class _QuickCheck:
     def summaries(self) -> Summaries:
         """Return the summaries of the collection rules over what this check has read."""
         return [] if self.rules is None else self.rules.summaries
-
-
-class _Places:
-    """Say where the problems of a YAML file's records are: its documents are composed once,
-    when the first record with a problem needs them."""
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-        self.nodes: list[Any] | None = None
-
-    def __call__(self, index: int, check: RecordCheck) -> RecordCheck:
-        """Return the check of the record at `index` with the line and column of each problem."""
-        if self.nodes is None:
-            self.nodes = _documents(self.data)
-        return _located(check, self.nodes[index]) if index < len(self.nodes) else check
-
-
-def _documents(data: bytes) -> list[Any]:
-    """Return the composed documents of a YAML file that was read (none if it cannot be)."""
-    from yaml import YAMLError
-
-    from evalreg.io.yamlstrict import documents
-
-    try:
-        return documents(data)
-    except (YAMLError, ValueError):  # it was read once: no places is no worse than before
-        return []
-
-
-def _located(check: RecordCheck, document: Any) -> RecordCheck:
-    """Return a YAML record's check with the line and column of each problem."""
-    from evalreg.io.yamlstrict import locate
-
-    issues = []
-    for issue in check.issues:
-        line, column = locate(document, split(issue.pointer))
-        issues.append(replace(issue, line=line, column=column))
-    return replace(check, issues=tuple(issues))
 
 
 def _run(path: str, count: int, seen: Any) -> ValidRun:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from evalreg.engine.shapes import Shapes
 from evalreg.engine.validators import validator
 from evalreg.errors import version_not_known
 from evalreg.io.pointer import MISSING, resolve, split
@@ -307,13 +308,10 @@ class _Prepared:
         self.stated: dict[Hashable, tuple[Stated, frozenset[str] | None]] = {}
         self.decided: dict[Hashable, Detection] = {}
         self.hints: dict[str, frozenset[str]] = {}
-        self.top: tuple[str, ...] | None = None
-        """The marker keys, where every marker pointer is a key of the top-level object."""
-        if self.cacheable and all(key is not None for _, key in self.keys):
-            self.top = tuple(key for _, key in self.keys if key is not None)
-        self.shapes: dict[Hashable, tuple[frozenset[str], dict[frozenset[str], Detection]]] = {}
-        """`decided` by marker values, then by the keys present that decide among families,
-        for the detections that nothing else has a say in (see `remembered`)."""
+        top = [key for _, key in self.keys if key is not None]
+        whole = self.cacheable and len(top) == len(self.keys)
+        self.shapes = Shapes[Detection](tuple(top) if whole else None, _PLAIN, MISSING, _CACHE_SIZE)
+        """The detections of `decided` of families without eras, for `remembered`."""
 
     def shape_keys(self, stated: Stated) -> frozenset[str] | None:
         """Return the keys whose presence alone decides which of `stated` fit (None: not so)."""
@@ -349,38 +347,6 @@ class _Prepared:
             and (not any_of or any(k in record for k in any_of))
             and not any(k in record for k in forbidden)
         )
-
-    def remembered(self, record: Any) -> Detection | None:
-        """Return the detection of `record` if a record of its shape (marker values and the
-        keys that decide among families) was decided by them alone, and no era of its family
-        is told apart by structure; else None (`detect` decides). The same as `detect` gives,
-        at the cost of a few dictionary lookups (a property test holds it to that)."""
-        top = self.top
-        if top is None or type(record) is not dict:
-            return None
-        values = []
-        for key in top:
-            value = record.get(key, MISSING)
-            if type(value) not in _PLAIN:
-                return None
-            values.append((type(value), value))
-        known = self.shapes.get(tuple(values))
-        if known is None:
-            return None
-        return known[1].get(known[0].intersection(record))
-
-    def remember_shape(
-        self, values: Hashable, keys: frozenset[str], present: frozenset[str], found: Detection
-    ) -> None:
-        """Keep a detection that its marker values and keys present decided (`remembered`)."""
-        if found.family in self.eras:
-            return
-        known = self.shapes.get(values)
-        if known is None or len(known[1]) >= _CACHE_SIZE:
-            if len(self.shapes) >= _CACHE_SIZE:
-                self.shapes.clear()
-            known = self.shapes[values] = (keys, {})
-        known[1][present] = found
 
     @staticmethod
     def remember(cache: dict[K, V], key: K, value: V) -> None:
@@ -489,10 +455,10 @@ def _by_marker(
         # Neither file name nor validity has a say: any record of the same shape (marker
         # values, keys present) is decided alike.
         decided = _decided(registry, stated, pool[0])
-        if shape is not None:
+        if shape is not None and shape_keys is not None:
             prepared.remember(prepared.decided, shape, decided)
-            assert shape_keys is not None
-            prepared.remember_shape(values, shape_keys, shape[1], decided)
+            if decided.family not in prepared.eras:
+                prepared.shapes.keep(values, shape_keys, shape[1], decided)
         return decided
     if len(pool) > 1 and (hinted := _hinted(registry, filename)):
         pool = [s for s in pool if s[0] in hinted] or pool
@@ -605,8 +571,8 @@ def _structure_over_label(registry: BaseRegistry, record: Any, found: Detection)
 
 def remembered(registry: BaseRegistry, record: Any) -> Detection | None:
     """Return what `detect` gives for `record` whatever its file name, if a record of its
-    shape was decided before (see `_Prepared.remembered`), else None."""
-    return _prepare(registry).remembered(record)
+    shape was decided before (see `evalreg.engine.shapes`), else None."""
+    return _prepare(registry).shapes.find(record)
 
 
 def detect(registry: BaseRegistry, record: Any, filename: str | None = None) -> Detection:
