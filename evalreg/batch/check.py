@@ -19,7 +19,7 @@ from evalreg.batch import parallel
 from evalreg.batch.config import Config
 from evalreg.batch.places import Places
 from evalreg.batch.rules import RuleRun, Summaries
-from evalreg.engine.detect import Detection, remembered
+from evalreg.engine.detect import Detection, remembered, shapes_of
 from evalreg.engine.registry import Registry
 from evalreg.engine.rules import Located
 from evalreg.engine.selection import NO_RULES, Selection
@@ -229,7 +229,8 @@ class _QuickCheck:
 
     Anything else (invalid, undetected, unreadable, or found by a rule) gets the full check, so
     the results are those of `check_item` record for record. The agreement is by construction:
-    both decide the family and version with `decide`; `check_item`'s `Validator.issues` is
+    both decide the family and version with `decide` (this one first asks the detections
+    `decide` remembers, `shapes_of`, which give what it gives); `check_item`'s `Validator.issues` is
     empty exactly when `Validator.is_valid` holds (it asks it first); and both run the rules
     with the same `RuleRun` and make the outcome of their findings with `_outcome`.
     """
@@ -246,6 +247,9 @@ class _QuickCheck:
         self.version = version
         self.rules = RuleRun(registry, rules) if rules.enabled else None
         self._validators: dict[tuple[str, str], Validator] = {}
+        # `decide` gives what these remember for any record they know, when nothing is forced.
+        self._shapes = shapes_of(registry) if family is None and version is None else None
+        self._seen: tuple[Detection | None, Validator | None] = (None, None)
 
     def check(self, item: Item) -> RecordCheck:
         """Check one read item in full."""
@@ -256,14 +260,21 @@ class _QuickCheck:
     def quick(self, record: Any, path: str, line: int | None) -> RecordCheck | Validator:
         """Return the validator of the record's version when `check_item` would find `record`
         valid with nothing to say, else the check it would give."""
-        detection, decided = decide(self.registry, record, path, self.family, self.version)
-        if not decided:
-            return self.check(Item(path, line, record=record))
+        shapes = self._shapes
+        detection = None if shapes is None else shapes.find(record)
+        if detection is None or detection.status != "detected":
+            detection, decided = decide(self.registry, record, path, self.family, self.version)
+            if not decided:
+                return self.check(Item(path, line, record=record))
         family, version = detection.family, detection.version
         assert family is not None and version is not None
-        validator = self._validators.get((family, version))
-        if validator is None:
-            validator = self._validators[family, version] = self.registry.validator(family, version)
+        seen, validator = self._seen
+        if detection is not seen or validator is None:
+            validator = self._validators.get((family, version))
+            if validator is None:
+                validator = self.registry.validator(family, version)
+                self._validators[family, version] = validator
+            self._seen = (detection, validator)
         if not validator.is_valid(record):
             return self.check(Item(path, line, record=record))
         if self.rules is None:

@@ -569,6 +569,11 @@ def _structure_over_label(registry: BaseRegistry, record: Any, found: Detection)
     return Detection("detected", found.family, version, (*found.evidence, overrule))
 
 
+def shapes_of(registry: BaseRegistry) -> Shapes[Detection]:
+    """Return the detections the registry's records are remembered by (see `remembered`)."""
+    return _prepare(registry).shapes
+
+
 def remembered(registry: BaseRegistry, record: Any) -> Detection | None:
     """Return what `detect` gives for `record` whatever its file name, if a record of its
     shape was decided before (see `evalreg.engine.shapes`), else None."""
