@@ -10,11 +10,11 @@ of their file wants.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from evalreg.batch.parallel import collector_paused
 from evalreg.engine.registry import Registry
 from evalreg.engine.rules import (
     Collector,
@@ -270,13 +270,8 @@ class RuleRun:
         """Finish every collection rule of the run on the summaries of every file."""
         # Finishing builds structures as large as the run's summaries, all alive until it is
         # done: collecting garbage meanwhile would walk them again and again for none.
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
+        with collector_paused():
             return self._finish()
-        finally:
-            if collecting:
-                gc.enable()
 
     def _finish(self) -> list[Located]:
         by_rule: dict[tuple[str, str], list[tuple[str, Any]]] = {}

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -145,18 +143,6 @@ def _check_entries(known: list[str], selected: tuple[str, ...], ignored: tuple[s
         for entry in _entries(given):
             if names_none(entry, known):
                 fail(f"--{option} {entry}: names no rule (known: {', '.join(known)})")
-
-
-@contextlib.contextmanager
-def _collector_off() -> Iterator[None]:
-    """Keep the garbage collector off while the command starts (as it was, afterwards)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def _print(lines: Iterable[str], printed: int, most: int) -> int:
@@ -352,9 +338,11 @@ def validate_command(
     when all records are valid and no rule fails (warnings and known findings do not count),
     1 otherwise, 2 for usage errors.
     """
+    from evalreg.batch.parallel import collector_paused
+
     # Start-up makes thousands of objects that live as long as the command (modules, the
     # registry) and no garbage worth collecting: the collector waits until the run.
-    with _collector_off():
+    with collector_paused():
         from evalreg.batch.check import RecordCheck, RuleFinding
         from evalreg.batch.runs import validate_run
         from evalreg.batch.summary import ProblemGroups
