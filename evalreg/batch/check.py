@@ -17,15 +17,16 @@ import orjson
 
 from evalreg.batch import parallel
 from evalreg.batch.config import Config
+from evalreg.batch.places import Places
 from evalreg.batch.rules import RuleRun, Summaries
-from evalreg.engine.detect import Detection
+from evalreg.engine.detect import Detection, remembered, shapes_of
 from evalreg.engine.registry import Registry
 from evalreg.engine.rules import Located
 from evalreg.engine.selection import NO_RULES, Selection
 from evalreg.engine.validate import undecided_issues
 from evalreg.engine.validators import Issue, Validator
-from evalreg.io.codec import DecodeError, loads, loads_lines
-from evalreg.io.pointer import MISSING, resolve, split
+from evalreg.io.codec import DecodeError, loads, loads_line
+from evalreg.io.pointer import MISSING, resolve
 from evalreg.io.readers import (
     STDIN,
     Block,
@@ -157,7 +158,8 @@ def decide(
     if family is not None and version is not None:
         detection = Detection("detected", family, version)
     else:
-        detection = registry.detect(record, path)
+        found = remembered(registry, record)  # most records: one of a shape seen before
+        detection = registry.detect(record, path) if found is None else found
     return detection, detection.ok and family in (None, detection.family)
 
 
@@ -227,7 +229,8 @@ class _QuickCheck:
 
     Anything else (invalid, undetected, unreadable, or found by a rule) gets the full check, so
     the results are those of `check_item` record for record. The agreement is by construction:
-    both decide the family and version with `decide`; `check_item`'s `Validator.issues` is
+    both decide the family and version with `decide` (this one first asks the detections
+    `decide` remembers, `shapes_of`, which give what it gives); `check_item`'s `Validator.issues` is
     empty exactly when `Validator.is_valid` holds (it asks it first); and both run the rules
     with the same `RuleRun` and make the outcome of their findings with `_outcome`.
     """
@@ -244,6 +247,9 @@ class _QuickCheck:
         self.version = version
         self.rules = RuleRun(registry, rules) if rules.enabled else None
         self._validators: dict[tuple[str, str], Validator] = {}
+        # `decide` gives what these remember for any record they know, when nothing is forced.
+        self._shapes = shapes_of(registry) if family is None and version is None else None
+        self._seen: tuple[Detection | None, Validator | None] = (None, None)
 
     def check(self, item: Item) -> RecordCheck:
         """Check one read item in full."""
@@ -254,14 +260,21 @@ class _QuickCheck:
     def quick(self, record: Any, path: str, line: int | None) -> RecordCheck | Validator:
         """Return the validator of the record's version when `check_item` would find `record`
         valid with nothing to say, else the check it would give."""
-        detection, decided = decide(self.registry, record, path, self.family, self.version)
-        if not decided:
-            return self.check(Item(path, line, record=record))
+        shapes = self._shapes
+        detection = None if shapes is None else shapes.find(record)
+        if detection is None or detection.status != "detected":
+            detection, decided = decide(self.registry, record, path, self.family, self.version)
+            if not decided:
+                return self.check(Item(path, line, record=record))
         family, version = detection.family, detection.version
         assert family is not None and version is not None
-        validator = self._validators.get((family, version))
-        if validator is None:
-            validator = self._validators[family, version] = self.registry.validator(family, version)
+        seen, validator = self._seen
+        if detection is not seen or validator is None:
+            validator = self._validators.get((family, version))
+            if validator is None:
+                validator = self.registry.validator(family, version)
+                self._validators[family, version] = validator
+            self._seen = (detection, validator)
         if not validator.is_valid(record):
             return self.check(Item(path, line, record=record))
         if self.rules is None:
@@ -311,7 +324,10 @@ class _QuickCheck:
             if block is None:
                 break
             last = len(block.lines) - 1
-            for index, record in enumerate(loads_lines(block.lines)):
+            # One line at a time: a block's records all alive at once would keep the garbage
+            # collector busy with them.
+            for index, text in enumerate(block.lines):
+                record = loads_line(text)
                 if isinstance(record, ValueError):
                     line = block.lines[index]
                     ended = block.ended or index < last
@@ -336,6 +352,26 @@ class _QuickCheck:
         if valid:
             yield _run(path, valid, seen)
         return line_no
+
+    def whole(self, path: str) -> RecordCheck | ValidRun | None:
+        """Check a file named `*.json` that holds one JSON document, as `file` would, with less
+        machinery per file (most runs read thousands of them); None where `file` must say: the
+        file cannot be read, is not JSON, or does not fit in memory."""
+        if not path.endswith(".json"):
+            return None
+        try:
+            data = read_whole(path)
+            check_memory(len(data))
+            record = loads(data)
+        except (OSError, MemoryError, *DecodeError):
+            return None
+        try:
+            found = self.quick(record, path, None)
+        except MemoryError:
+            found = self.check(Item(path, None, error=out_of_memory(path)))
+        if self.rules is not None:
+            self.rules.close(path)
+        return _run(path, 1, found) if isinstance(found, Validator) else found
 
     def file(self, path: str) -> Iterator[RecordCheck | ValidRun]:
         """Check every record of one file."""
@@ -388,7 +424,7 @@ class _QuickCheck:
         except (OSError, EOFError) as err:
             yield self.check(cannot_read(path, err))
             return
-        yield from self.items(read_items_from_bytes(data, path, "yaml"), _Places(data))
+        yield from self.items(read_items_from_bytes(data, path, "yaml"), Places(data))
 
     def _document(self, data: bytes, path: str) -> Iterator[RecordCheck | ValidRun]:
         """Check the bytes of a whole JSON document."""
@@ -404,7 +440,8 @@ class _QuickCheck:
     def part(self, part: parallel.Part) -> tuple[list[RecordCheck | ValidRun], int]:
         """Check one unit part; return its results and, for a range, its number of lines."""
         if part.end is None:
-            return list(self.file(part.path)), 0
+            found = self.whole(part.path)
+            return [found] if found is not None else list(self.file(part.path)), 0
         if self.rules is not None and part.start:
             self.rules.skip_file_rules(part.path)
         results: list[RecordCheck | ValidRun] = []
@@ -425,44 +462,6 @@ class _QuickCheck:
     def summaries(self) -> Summaries:
         """Return the summaries of the collection rules over what this check has read."""
         return [] if self.rules is None else self.rules.summaries
-
-
-class _Places:
-    """Say where the problems of a YAML file's records are: its documents are composed once,
-    when the first record with a problem needs them."""
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-        self.nodes: list[Any] | None = None
-
-    def __call__(self, index: int, check: RecordCheck) -> RecordCheck:
-        """Return the check of the record at `index` with the line and column of each problem."""
-        if self.nodes is None:
-            self.nodes = _documents(self.data)
-        return _located(check, self.nodes[index]) if index < len(self.nodes) else check
-
-
-def _documents(data: bytes) -> list[Any]:
-    """Return the composed documents of a YAML file that was read (none if it cannot be)."""
-    from yaml import YAMLError
-
-    from evalreg.io.yamlstrict import documents
-
-    try:
-        return documents(data)
-    except (YAMLError, ValueError):  # it was read once: no places is no worse than before
-        return []
-
-
-def _located(check: RecordCheck, document: Any) -> RecordCheck:
-    """Return a YAML record's check with the line and column of each problem."""
-    from evalreg.io.yamlstrict import locate
-
-    issues = []
-    for issue in check.issues:
-        line, column = locate(document, split(issue.pointer))
-        issues.append(replace(issue, line=line, column=column))
-    return replace(check, issues=tuple(issues))
 
 
 def _run(path: str, count: int, seen: Any) -> ValidRun:
@@ -531,9 +530,14 @@ def validate_paths(
     jobs = 1 if STDIN in roots else jobs
     files, units = parallel.plan(config.files(roots, include, exclude), jobs, always=always)
     if units is None:
+        whole = quick.whole
         with parallel.frozen():
             for path in files:
-                yield from quick.file(path)
+                found = whole(path)
+                if found is None:
+                    yield from quick.file(path)
+                else:
+                    yield found
     else:
         args = (family, version, rules)
         yield from _gather(quick, units, registry, jobs, args, runner)

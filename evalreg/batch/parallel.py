@@ -158,6 +158,20 @@ def frozen() -> Iterator[None]:
         gc.unfreeze()
 
 
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Keep the garbage collector off for a while (as it was, afterwards): while a command starts
+    (modules, a registry: thousands of objects that live as long as it, and no garbage), or
+    while collection rules finish (structures as large as the run's summaries, all live)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 # -- the pool ----------------------------------------------------------------------------------
 
 START_METHOD: str | None = None

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
+from evalreg.batch.parallel import collector_paused
 from evalreg.engine.registry import Registry
 from evalreg.engine.rules import (
     Collector,
@@ -23,7 +24,10 @@ from evalreg.engine.rules import (
     RuleSet,
     check,
     family_rules,
+    file_groups,
     finish_collection,
+    hold_stdout,
+    release_stdout,
     rule_set,
     run_rule_code,
 )
@@ -68,14 +72,29 @@ class _Dropped:
 class _Open:
     """What the rules keep of the file being read: its file rules done, its collectors."""
 
-    __slots__ = ("collectors", "failed", "filed", "held")
+    __slots__ = ("again", "collectors", "failed", "filed", "groups", "held")
 
-    def __init__(self, filed: bool) -> None:
+    def __init__(self, filed: bool, path: str) -> None:
         self.filed: set[tuple[str, str]] | None = None if filed else set()
         """The family and version whose file rules ran (None: leave them to another part)."""
-        self.collectors: list[tuple[Rule, Collector]] = []
+        self.collectors: dict[Rule, Collector] = {}
         self.failed: Summaries = []
         self.held: dict[tuple[Rule, str, str], tuple[Collector, RuleContext]] = {}
+        self.groups = file_groups(path)
+        """The values of the file's `{file: ...}` operands, for every record of it."""
+        self.again = False
+        """Whether a record of the file was read before."""
+
+
+class _Same(NamedTuple):
+    """The rules of the file, family and version of the record read last, ready to run."""
+
+    path: str
+    family: str
+    version: str
+    record: tuple[Rule, ...]
+    groups: dict[str, str]
+    collecting: tuple[tuple[Rule, Collector, RuleContext], ...]
 
 
 class RuleRun:
@@ -92,6 +111,8 @@ class RuleRun:
         """The per-path entries of the selection that hold for the file read last."""
         self._heres: dict[tuple[int, ...], Selection] = {(): selection.at(None)}
         self.summaries: Summaries = []
+        self._same: _Same | None = None
+        """What the next record of the file, family and version of the last one runs."""
 
     def _held_at(self, path: str | None) -> tuple[int, ...]:
         if path is not self._path and path != self._path:
@@ -128,26 +149,72 @@ class RuleRun:
         self, record: Any, path: str, line: int | None, family: str, version: str
     ) -> list[Issue]:
         """Run the record and file rules on one record, and give it to the collectors."""
-        rules = self.rules(family, version, path)
-        if not rules:
-            return []
-        found = check(rules.record, record, family, version, path, line) if rules.record else []
+        same = self._same
+        # The next line of a JSONL file, most likely:
+        if same is None or same.path != path or same[1:3] != (family, version):
+            same = None
+            rules = self.rules(family, version, path)  # loading rules prints as it would
+            if not rules:
+                return []
+        # Standard output is caught once for every rule the record meets (see `run_rule_code`).
+        held = hold_stdout()
+        try:
+            if same is not None:
+                return self._again(same, record, line)
+            return self._first(rules, record, path, line, family, version)
+        finally:
+            release_stdout(held)
+
+    def _first(
+        self, rules: RuleSet, record: Any, path: str, line: int | None, family: str, version: str
+    ) -> list[Issue]:
+        """Run the rules on a record (the file's first of its family and version, maybe)."""
         state = self._files.get(path)
         if state is None:
-            state = self._files[path] = _Open(path in self._unfiled)
+            state = self._files[path] = _Open(path in self._unfiled, path)
+        groups = state.groups
+        found = (
+            check(rules.record, record, family, version, path, line, groups) if rules.record else []
+        )
         if rules.file and state.filed is not None and (family, version) not in state.filed:
             state.filed.add((family, version))
-            found += check(rules.file, record, family, version, path, line)
+            found += check(rules.file, record, family, version, path, line, groups)
+        held_by = state.held
         for rule in rules.collection:
-            held = state.held.get((rule, family, version))
+            held = held_by.get((rule, family, version))
             if held is None:
-                held = state.held[rule, family, version] = self._start(
+                held = held_by[rule, family, version] = self._start(
                     state, rule, path, family, version
                 )
             held[1].line = line
             _, failure = run_rule_code(held[0].add, record, held[1])
             if failure is not None:
                 found.append(rule.issue("", failure))
+        if state.again:
+            # A file of many records: its file rules have run (or are another part's), so the
+            # next record of the same family and version needs its record rules and collectors.
+            collecting = tuple((r, *held_by[r, family, version]) for r in rules.collection)
+            self._same = _Same(path, family, version, rules.record, groups, collecting)
+        state.again = True
+        return self._judged(found, path)
+
+    def _again(self, same: _Same, record: Any, line: int | None) -> list[Issue]:
+        """Run the rules of a record of the file, family and version of the one before."""
+        path, family, version = same.path, same.family, same.version
+        found = (
+            check(same.record, record, family, version, path, line, same.groups)
+            if same.record
+            else []
+        )
+        for rule, collector, ctx in same.collecting:
+            ctx.line = line
+            _, failure = run_rule_code(collector.add, record, ctx)
+            if failure is not None:
+                found.append(rule.issue("", failure))
+        return self._judged(found, path) if found else found
+
+    def _judged(self, found: list[Issue], path: str) -> list[Issue]:
+        """Return the findings as the selection of their file wants them."""
         if found:
             here = self.here(path)
             if here.restyles:
@@ -159,12 +226,12 @@ class RuleRun:
         state: _Open, rule: Rule, path: str, family: str, version: str
     ) -> tuple[Collector, RuleContext]:
         assert rule.collector is not None
-        collector = next((c for r, c in state.collectors if r is rule), None)
+        collector = state.collectors.get(rule)
         if collector is None:
             collector, failure = run_rule_code(rule.collector, path)
             if failure is not None:
                 collector = _Dropped()
-            state.collectors.append((rule, collector))
+            state.collectors[rule] = collector
             if failure is not None:
                 state.failed.append(((rule.family, rule.id), path, _Failed(failure)))
         return collector, RuleContext(rule, family, version, path, None)
@@ -172,20 +239,26 @@ class RuleRun:
     def skip_file_rules(self, path: str) -> None:
         """Leave out the file rules of `path`: they run on the part that holds its start."""
         self._unfiled.add(path)
+        self._same = None
 
     def close(self, path: str) -> Summaries:
         """End a file (or a part of one): return its collectors' summaries, keep them too."""
+        self._same = None
         self._unfiled.discard(path)
         state = self._files.pop(path, None)
         if state is None:
             return []
         closed: Summaries = list(state.failed)
-        for rule, collector in state.collectors:
-            summary, failure = run_rule_code(collector.summary)
-            if failure is not None:
-                summary = _Failed(failure)
-            if summary is not None:
-                closed.append(((rule.family, rule.id), path, summary))
+        held = hold_stdout()
+        try:
+            for rule, collector in state.collectors.items():
+                summary, failure = run_rule_code(collector.summary)
+                if failure is not None:
+                    summary = _Failed(failure)
+                if summary is not None:
+                    closed.append(((rule.family, rule.id), path, summary))
+        finally:
+            release_stdout(held)
         self.summaries += closed
         return closed
 
@@ -195,6 +268,12 @@ class RuleRun:
 
     def finish(self) -> list[Located]:
         """Finish every collection rule of the run on the summaries of every file."""
+        # Finishing builds structures as large as the run's summaries, all alive until it is
+        # done: collecting garbage meanwhile would walk them again and again for none.
+        with collector_paused():
+            return self._finish()
+
+    def _finish(self) -> list[Located]:
         by_rule: dict[tuple[str, str], list[tuple[str, Any]]] = {}
         for key, path, summary in self.summaries:
             by_rule.setdefault(key, []).append((path, summary))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -154,31 +155,73 @@ def _print(lines: Iterable[str], printed: int, most: int) -> int:
     return printed
 
 
-def _tables(summary: Any) -> Iterator[str]:
-    """Yield the lines of the summary's tables: per rule, then per family and version."""
+_CONSOLE_WIDTH = 200
+_PLAIN_CELL = re.compile(r"[A-Za-z0-9._,/@+=-]*")
+"""Cells that rich prints as they are (no markup, emoji code, wide or control character)."""
+
+
+def _plain_table(columns: list[tuple[str, bool]], rows: list[tuple[str, ...]]) -> list[str] | None:
+    """Return the lines rich prints for a table of plain cells (see `_tables`), or None where it
+    might print otherwise (a cell it would read as markup, a table wider than the console).
+
+    Columns are `(header, left-justified)`, two spaces apart, as wide as their widest cell.
+    """
+    table = [tuple(header for header, _ in columns), *rows]
+    if not all(_PLAIN_CELL.fullmatch(cell) for row in table for cell in row):
+        return None
+    widths = [max(len(row[i]) for row in table) for i in range(len(columns))]
+    lefts = [left for _, left in columns]
+    lines = [
+        "  ".join(
+            cell.ljust(width) if left else cell.rjust(width)
+            for cell, width, left in zip(row, widths, lefts, strict=True)
+        )
+        for row in table
+    ]
+    if len(lines[0]) >= _CONSOLE_WIDTH:  # rich would cut cells short
+        return None
+    return [line.rstrip() for line in lines]
+
+
+def _rich_table(columns: list[tuple[str, bool]], rows: list[tuple[str, ...]]) -> list[str]:
+    """Return the lines of a table as rich prints it."""
     from rich.console import Console
     from rich.table import Table
 
-    rules = Table(box=None, pad_edge=False, header_style="bold")
-    for column in ("rule", "files", "errors", "warnings"):
-        rules.add_column(column, no_wrap=True, justify="left" if column == "rule" else "right")
-    for name, tally in summary.rule_rows():
-        rules.add_row(name, f"{tally.files:,}", f"{tally.errors:,}", f"{tally.warnings:,}")
-    versions = Table(box=None, pad_edge=False, header_style="bold")
-    for column in ("family", "version", "files", "records", "invalid", "findings"):
-        left = column in ("family", "version")
-        versions.add_column(column, no_wrap=True, justify="left" if left else "right")
-    for (family, version), tally in summary.version_rows():
-        counts = (tally.files, tally.records, tally.invalid, tally.findings)
-        versions.add_row(family, version, *(f"{n:,}" for n in counts))
-    console = Console(width=200, highlight=False, soft_wrap=True, color_system=None)
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for header, left in columns:
+        table.add_column(header, no_wrap=True, justify="left" if left else "right")
+    for row in rows:
+        table.add_row(*row)
+    console = Console(width=_CONSOLE_WIDTH, highlight=False, soft_wrap=True, color_system=None)
     with console.capture() as captured:
-        if summary.rules:
-            console.print(rules)
-        if summary.versions:
-            console.print(versions)
-    for line in captured.get().splitlines():
-        yield line.rstrip()
+        console.print(table)
+    return [line.rstrip() for line in captured.get().splitlines()]
+
+
+def _table(columns: list[tuple[str, bool]], rows: list[tuple[str, ...]]) -> list[str]:
+    """Return the lines of a summary table: plain cells without rich, which is slow to import."""
+    found = _plain_table(columns, rows)
+    return _rich_table(columns, rows) if found is None else found
+
+
+def _tables(summary: Any) -> Iterator[str]:
+    """Yield the lines of the summary's tables: per rule, then per family and version."""
+    if summary.rules:
+        columns = [(c, c == "rule") for c in ("rule", "files", "errors", "warnings")]
+        rows: list[tuple[str, ...]] = [
+            (name, f"{tally.files:,}", f"{tally.errors:,}", f"{tally.warnings:,}")
+            for name, tally in summary.rule_rows()
+        ]
+        yield from _table(columns, rows)
+    if summary.versions:
+        names = ("family", "version", "files", "records", "invalid", "findings")
+        columns = [(c, c in ("family", "version")) for c in names]
+        versions: list[tuple[str, ...]] = []
+        for (family, version), tally in summary.version_rows():
+            counts = (tally.files, tally.records, tally.invalid, tally.findings)
+            versions.append((family, version, *(f"{n:,}" for n in counts)))
+        yield from _table(columns, versions)
 
 
 @cli.command("validate")
@@ -295,44 +338,49 @@ def validate_command(
     when all records are valid and no rule fails (warnings and known findings do not count),
     1 otherwise, 2 for usage errors.
     """
-    from evalreg.batch.check import RecordCheck, RuleFinding
-    from evalreg.batch.runs import validate_run
-    from evalreg.batch.summary import ProblemGroups
+    from evalreg.batch.parallel import collector_paused
 
-    if version and not family:
-        fail("--version needs --family")
-    config = project_config()
-    if use_rules:  # without rules, no rule module is loaded (they are a registry's code)
-        known = _rule_ids(context)
-        config.check_rules(known)
-        _check_entries(known, selected, ignored)
-    selection = config.selection(
-        enabled=use_rules,
-        select=_entries(selected) or None,
-        ignore=_entries(ignored),
-        minimum="error" if severity == "error" else "warning",
-    )
-    baseline = None
-    if write_to is None and not no_baseline and (baseline_file or config.baseline):
-        from evalreg.batch.baseline import Baseline
+    # Start-up makes thousands of objects that live as long as the command (modules, the
+    # registry) and no garbage worth collecting: the collector waits until the run.
+    with collector_paused():
+        from evalreg.batch.check import RecordCheck, RuleFinding
+        from evalreg.batch.runs import validate_run
+        from evalreg.batch.summary import ProblemGroups
 
-        baseline = Baseline.load(baseline_file or str(config.baseline))
-    reporter = REPORTERS[fmt]
-    printed = 0
-    statistics = statistics or write_to is not None
-    run = validate_run(
-        context.registry,
-        paths,
-        include=include,
-        exclude=exclude,
-        family=family,
-        version=version,
-        jobs=jobs_count(jobs),
-        rules=selection,
-        runner=runner_for(scheduler, jobs),
-        config=config,
-        baseline=baseline,
-    )
+        if version and not family:
+            fail("--version needs --family")
+        config = project_config()
+        if use_rules:  # without rules, no rule module is loaded (they are a registry's code)
+            known = _rule_ids(context)
+            config.check_rules(known)
+            _check_entries(known, selected, ignored)
+        selection = config.selection(
+            enabled=use_rules,
+            select=_entries(selected) or None,
+            ignore=_entries(ignored),
+            minimum="error" if severity == "error" else "warning",
+        )
+        baseline = None
+        if write_to is None and not no_baseline and (baseline_file or config.baseline):
+            from evalreg.batch.baseline import Baseline
+
+            baseline = Baseline.load(baseline_file or str(config.baseline))
+        reporter = REPORTERS[fmt]
+        printed = 0
+        statistics = statistics or write_to is not None
+        run = validate_run(
+            context.registry,
+            paths,
+            include=include,
+            exclude=exclude,
+            family=family,
+            version=version,
+            jobs=jobs_count(jobs),
+            rules=selection,
+            runner=runner_for(scheduler, jobs),
+            config=config,
+            baseline=baseline,
+        )
     shown = progress_for("validate", paths, include, exclude, progress)
     # A record's check counts one record, a run of valid ones its length, a finding none.
     checks: Iterable[Any] = shown.wrap(

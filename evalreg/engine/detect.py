@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from evalreg.engine.shapes import Shapes
 from evalreg.engine.validators import validator
 from evalreg.errors import version_not_known
 from evalreg.io.pointer import MISSING, resolve, split
@@ -307,6 +308,10 @@ class _Prepared:
         self.stated: dict[Hashable, tuple[Stated, frozenset[str] | None]] = {}
         self.decided: dict[Hashable, Detection] = {}
         self.hints: dict[str, frozenset[str]] = {}
+        top = [key for _, key in self.keys if key is not None]
+        whole = self.cacheable and len(top) == len(self.keys)
+        self.shapes = Shapes[Detection](tuple(top) if whole else None, _PLAIN, MISSING, _CACHE_SIZE)
+        """The detections of `decided` of families without eras, for `remembered`."""
 
     def shape_keys(self, stated: Stated) -> frozenset[str] | None:
         """Return the keys whose presence alone decides which of `stated` fit (None: not so)."""
@@ -450,8 +455,10 @@ def _by_marker(
         # Neither file name nor validity has a say: any record of the same shape (marker
         # values, keys present) is decided alike.
         decided = _decided(registry, stated, pool[0])
-        if shape is not None:
+        if shape is not None and shape_keys is not None:
             prepared.remember(prepared.decided, shape, decided)
+            if decided.family not in prepared.eras:
+                prepared.shapes.keep(values, shape_keys, shape[1], decided)
         return decided
     if len(pool) > 1 and (hinted := _hinted(registry, filename)):
         pool = [s for s in pool if s[0] in hinted] or pool
@@ -560,6 +567,17 @@ def _structure_over_label(registry: BaseRegistry, record: Any, found: Detection)
         f"differs ({differs}) and the record is not valid there, so the structure decides",
     )
     return Detection("detected", found.family, version, (*found.evidence, overrule))
+
+
+def shapes_of(registry: BaseRegistry) -> Shapes[Detection]:
+    """Return the detections the registry's records are remembered by (see `remembered`)."""
+    return _prepare(registry).shapes
+
+
+def remembered(registry: BaseRegistry, record: Any) -> Detection | None:
+    """Return what `detect` gives for `record` whatever its file name, if a record of its
+    shape was decided before (see `evalreg.engine.shapes`), else None."""
+    return _prepare(registry).shapes.find(record)
 
 
 def detect(registry: BaseRegistry, record: Any, filename: str | None = None) -> Detection:

@@ -204,6 +204,15 @@ def run_rule_code(function: Callable[..., Any], *args: Any) -> tuple[Any, str | 
         except BaseException as err:
             return None, _failed(err)
     saved = sys.stdout
+    if saved is _printed:  # held already (`hold_stdout`): caught, and no swap to undo
+        try:
+            value = function(*args)
+        except BaseException as err:
+            _printed.parts.clear()
+            return None, _failed(err)
+        if _printed.parts:
+            return value, f"the rule wrote to standard output: {cut_repr(_printed.take(), 200)}"
+        return value, None
     sys.stdout = _printed
     try:
         value = function(*args)
@@ -215,6 +224,22 @@ def run_rule_code(function: Callable[..., Any], *args: Any) -> tuple[Any, str | 
     if _printed.parts:
         return value, f"the rule wrote to standard output: {cut_repr(_printed.take(), 200)}"
     return value, None
+
+
+def hold_stdout() -> Any:
+    """Catch standard output for the rules' code (`run_rule_code`) until `release_stdout`, so
+    that a run of many rules swaps it once; return what to give `release_stdout`."""
+    if get_ident() != _main:
+        return None
+    saved = sys.stdout
+    sys.stdout = _printed
+    return saved
+
+
+def release_stdout(saved: Any) -> None:
+    """Give standard output back, as it was before `hold_stdout`."""
+    if saved is not None:
+        sys.stdout = saved
 
 
 def _failed(err: BaseException) -> str:
@@ -414,7 +439,7 @@ def _run(
     return ctx.findings
 
 
-def _file(path: str | None) -> dict[str, str]:
+def file_groups(path: str | None) -> dict[str, str]:
     """Return the values of the `{file: path}` and `{file: name}` operands."""
     if path is None:
         return {}
@@ -429,14 +454,16 @@ def check(
     version: str,
     path: str | None = None,
     line: int | None = None,
+    groups: dict[str, str] | None = None,
 ) -> list[Issue]:
     """Return the findings of record or file rules on one record (empty when it breaks none).
 
     File rules are given a file's first record of the family (`RuleSet.file`), record rules
-    every record (`RuleSet.record`).
+    every record (`RuleSet.record`). `groups`: `file_groups(path)`, if the caller keeps it.
     """
     found: list[Issue] = []
-    groups = _file(path)
+    if groups is None:
+        groups = file_groups(path)
     for rule in rules:
         found += _run(rule, record, family, version, path, line, groups)
     return found

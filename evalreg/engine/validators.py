@@ -181,6 +181,25 @@ def _build_rs_registry(registry: BaseRegistry) -> Any:
         return None  # some schema refers outside the registry: compile each one alone
 
 
+_REFS = ("$ref", "$dynamicRef", "$recursiveRef")
+
+
+def _refers_out(document: Any) -> bool:
+    """Return whether a schema holds a reference other than into itself (`#...`)."""
+    stack = [document]
+    while stack:
+        node = stack.pop()
+        if type(node) is dict:
+            for key in _REFS:
+                ref = node.get(key)
+                if ref is not None and not (type(ref) is str and ref.startswith("#")):
+                    return True
+            stack.extend(node.values())
+        elif type(node) is list:
+            stack.extend(node)
+    return False
+
+
 class Validator:
     """The compiled validators of one schema version."""
 
@@ -190,7 +209,11 @@ class Validator:
         self._registry = registry
         self._entry = entry
         self._reference: jsonschema.protocols.Validator | None = None
-        shared = registry.derived("jsonschema-rs", _build_rs_registry)
+        # The registry of every schema costs more to build than most schemas to compile, and
+        # a schema that refers only into itself needs none.
+        shared = None
+        if _refers_out(entry.document):
+            shared = registry.derived("jsonschema-rs", _build_rs_registry)
         try:
             self._fast: Any = jsonschema_rs.validator_for(
                 dict(entry.document),

@@ -2,8 +2,9 @@
 
 Reading takes one of two paths. The canonical fast path decodes a document with orjson and
 writes the value again: where that gives its bytes back (compact, or indented by two spaces, as
-nearly every program writes JSON), the bytes are proven to name no key twice and to hold no
-number a double cannot, and the value is the record (see `_canonical`). Any other document
+nearly every program writes JSON), or the same tokens with other white space between them, the
+bytes are proven to name no key twice and to hold no number a double cannot, and the value is
+the record (see `_canonical`). Any other document
 takes the exact path: msgspec decodes it, keeping integers exact up to `MAX_INT_DIGITS` digits
 (orjson turns wider ones into floats); a decimal number that a double cannot hold as written
 (more digits than a double keeps, `1e-400`) is read as an `ExactNumber`: a float of the nearest
@@ -18,6 +19,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import re
 from typing import Any, TypeVar, cast
 
 import orjson
@@ -215,7 +217,7 @@ _NOT_CANONICAL: Any = object()
 _JSON_SPACE = b" \t\r\n"
 
 
-def _canonical(data: bytes) -> Any:
+def _canonical(data: bytes, spaced: bool = False) -> Any:
     """Return the value of `data` if `data` is its own canonical encoding, else `_NOT_CANONICAL`.
 
     Canonical: what orjson writes for the value it reads from `data`, compact or (a document
@@ -226,18 +228,32 @@ def _canonical(data: bytes) -> Any:
     `ExactNumber`), every integer fits in 64 bits and nothing nests deeper than `MAX_DEPTH`
     (orjson writes no other). Files written by `json.dumps(indent=2)` or orjson, and JSONL
     lines written compact, are canonical unless they escape characters JSON need not escape.
+
+    `spaced`: also take a document that is canonical but for its white space between tokens
+    (indented by four, say): the same tokens, in the same order, prove the same.
     """
     try:
         value = orjson.loads(data)
         encoded = orjson.dumps(value, option=orjson.OPT_INDENT_2 if data[1:2] == b"\n" else 0)
     except (orjson.JSONDecodeError, orjson.JSONEncodeError):
         return _NOT_CANONICAL
-    if not data.startswith(encoded):
-        return _NOT_CANONICAL
-    size, written = len(data), len(encoded)
-    if size == written or (size == written + 1 and data[-1] == 10):  # "\n"
+    if data.startswith(encoded):
+        size, written = len(data), len(encoded)
+        if size == written or (size == written + 1 and data[-1] == 10):  # "\n"
+            return value
+        if not data[written:].strip(_JSON_SPACE):
+            return value
+    if spaced and _spaces_out(data) == orjson.dumps(value):
         return value
-    return value if not data[written:].strip(_JSON_SPACE) else _NOT_CANONICAL
+    return _NOT_CANONICAL
+
+
+_STRING_OR_SPACE = re.compile(rb'("[^"\\]*(?:\\.[^"\\]*)*")|[ \t\r\n]+')
+
+
+def _spaces_out(data: bytes) -> bytes:
+    """Return valid JSON text without its white space between tokens (strings kept whole)."""
+    return _STRING_OR_SPACE.sub(rb"\1", data)
 
 
 def loads(data: bytes | str) -> Any:
@@ -258,7 +274,7 @@ def loads(data: bytes | str) -> Any:
         ValueError: `data` is not valid JSON, is not valid UTF-8, or nests too deeply.
     """
     if type(data) is bytes and len(data) <= LARGE_BYTES:
-        value = _canonical(data)
+        value = _canonical(data, spaced=True)
         if value is not _NOT_CANONICAL:
             return value
     try:
@@ -278,23 +294,23 @@ def _exact_loads(data: bytes | str) -> Any:
     return value
 
 
+def loads_line(line: bytes) -> Any:
+    """Parse one JSON line like `loads`, to its value or to the `ValueError` it raises."""
+    if len(line) <= LARGE_BYTES:
+        value = _canonical(line, spaced=True)
+        if value is not _NOT_CANONICAL:
+            return value
+    try:
+        return _exact_loads(line)
+    except ValueError as err:
+        return err
+    except MemoryError:
+        return TooLargeError(len(line))
+
+
 def loads_lines(lines: list[bytes]) -> list[Any]:
     """Parse JSON lines like `loads`, each to its value or to the `ValueError` it raises."""
-    values: list[Any] = []
-    append = values.append
-    for line in lines:
-        if len(line) <= LARGE_BYTES:
-            value = _canonical(line)
-            if value is not _NOT_CANONICAL:
-                append(value)
-                continue
-        try:
-            append(_exact_loads(line))
-        except ValueError as err:
-            append(err)
-        except MemoryError:
-            append(TooLargeError(len(line)))
-    return values
+    return [loads_line(line) for line in lines]
 
 
 def _encoded(value: Any) -> bytes | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 ID = "eee.companion"
@@ -84,7 +85,18 @@ class Collector:
 
 def relative(path: str) -> str | None:
     """Return `path` from its nearest `data` folder on (`data/c/d/m/x.json`), or None."""
-    parts = os.path.normpath(path).replace(os.sep, "/").split("/")
+    normal = os.path.normpath(path).replace(os.sep, "/")
+    folder, slash, name = normal.rpartition("/")
+    if slash and name != "data":
+        base = _from_data(folder)  # a datastore's files share a few folders
+        return None if base is None else f"{base}/{name}"
+    return _from_data(normal)
+
+
+@lru_cache(maxsize=4096)
+def _from_data(normal: str) -> str | None:
+    """Return a normalised path from its last `data` part on, or None."""
+    parts = normal.split("/")
     if "data" not in parts:
         return None
     return "/".join(parts[len(parts) - 1 - parts[::-1].index("data") :])

@@ -33,13 +33,22 @@ def portable(part: str) -> bool:
 
 def folders(path: str) -> tuple[str, str] | None:
     """Return the developer and model folders of a file in the datastore layout, or None."""
-    parts = path.replace("\\", "/").split("/")
+    folder, _, name = path.replace("\\", "/").rpartition("/")
+    if not _NAME.fullmatch(name):
+        return None
+    return _folders(folder)
+
+
+@lru_cache(maxsize=4096)
+def _folders(folder: str) -> tuple[str, str] | None:
+    """Return the developer and model folders of a well-named file in `folder` (or None)."""
+    parts = folder.split("/")
     if "data" not in parts:
         return None
     below = parts[len(parts) - 1 - parts[::-1].index("data") + 1 :]
-    if len(below) != 4 or not _NAME.fullmatch(below[3]):
+    if len(below) != 3:
         return None
-    if not all(portable(part) and part != "data" for part in below[:3]):
+    if not all(portable(part) and part != "data" for part in below):
         return None
     return below[1], below[2]
 
