@@ -78,12 +78,13 @@ class NoteGroups:
     first record that gave it.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, texts: dict[tuple[Any, ...], str] | None = None) -> None:
         self.groups: dict[str, list[Any]] = {}  # text -> [first path, first line, records, files]
         self.last_file: dict[str, str] = {}  # text -> the last file that gave it
         self.others = 0
         """Records of notes past `MAX_DISTINCT_NOTES`."""
-        self.texts: dict[tuple[Any, ...], str] = {}  # what `_describe` remembers
+        self.texts: dict[tuple[Any, ...], str] = {} if texts is None else texts
+        """What `_describe` remembers (shared by the groups of each file of a run)."""
 
     def add(self, path: str, line: int | None, notes: Iterable[Note], records: int = 1) -> None:
         """Count the notes of the record at `path`, `line` (and of the `records` - 1 after it)."""
@@ -163,7 +164,7 @@ class MigrationSummary:
         self.file_notes = NoteCounts()
         """The notes of the last file whose outcome was counted (of its migrated records)."""
         self._notes = NoteCounts()  # of the file being read, until its outcome
-        self._groups = NoteGroups()
+        self._groups = NoteGroups(self.groups.texts)
 
     def add(self, outcome: Outcome) -> None:
         """Count one outcome: of a record (or a run of them), of a file, or a leftover."""
@@ -179,7 +180,7 @@ class MigrationSummary:
         if isinstance(outcome, Leftover):
             return
         self.file_notes, self._notes = self._notes, NoteCounts()
-        groups, self._groups = self._groups, NoteGroups()
+        groups, self._groups = self._groups, NoteGroups(self.groups.texts)
         if outcome.status in ("written", "planned"):
             self.notes.merge(self.file_notes)
             self.groups.merge(groups)
