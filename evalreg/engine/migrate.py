@@ -29,6 +29,7 @@ from evalreg.engine.modules import fails_alone
 from evalreg.engine.steps import (
     Note,
     Param,
+    Relabel,
     Step,
     StepContext,
     StepFunction,
@@ -105,6 +106,9 @@ class _Run(NamedTuple):
     function: StepFunction
     name: str
     target: str
+    marks: bool
+    """Whether the marker is written after the step: not after a relabel of the marker's own
+    place to the marker's value, whose result the marker would leave as it is."""
 
 
 @dataclass(frozen=True)
@@ -136,10 +140,13 @@ class _Route:
             target = registry.resolve_version(family, to)
             steps = step_set(registry, family)
             chain = steps.plan(source, target)
-            runs = tuple(_Run(s.function, s.name, s.target) for s in chain)
+            writer = _Writer.of(registry, family)
+            runs = tuple(
+                _Run(s.function, s.name, s.target, writer is not None and writer.after(s))
+                for s in chain
+            )
             defaults = MappingProxyType(dict(steps.defaults(source, target)))
             declared = MappingProxyType({p.name: p for s in chain for p in s.module.params})
-            writer = _Writer.of(registry, family)
             route = cls(target, chain, defaults, declared, runs, writer)
             cache[family, source, to, registry.drafts] = route
         return route
@@ -153,6 +160,8 @@ class _Writer:
     tokens: tuple[str, ...]
     values: Mapping[str, str | None]
     """The marker value of each version of the family (read-only)."""
+    always: bool
+    """Whether the marker is written whatever the step's input (else only where it has one)."""
 
     @staticmethod
     def of(registry: BaseRegistry, family: str) -> _Writer | None:
@@ -166,14 +175,27 @@ class _Writer:
                 tokens = tuple(split(marker.pointer))
                 versions = registry.versions(family)
                 values = MappingProxyType({v: marker.render(v) for v in versions})
-                writer = _Writer(marker, tokens, values)
+                writer = _Writer(marker, tokens, values, marker.when != "present")
             cache[family] = writer
         return cache[family]
+
+    def after(self, step: Step) -> bool:
+        """Return whether the marker must be written after `step` (see `_Run.marks`).
+
+        A relabel of the marker's place sets it to its label where the marker would set it, and
+        nowhere else: where the place cannot be reached, or the marker is written only where
+        present, the marker would not set it either."""
+        function = step.function
+        return not (
+            isinstance(function, Relabel)
+            and function.pointer == self.marker.pointer
+            and self.values.get(step.target) == function.label
+        )
 
     def present(self, record: Any) -> bool:
         """Return whether the marker is to be written after a step given `record` (its input):
         always, or for a marker written only where present, where the input has one."""
-        return self.marker.when != "present" or resolve(record, self.marker.pointer) is not MISSING
+        return self.always or resolve(record, self.marker.pointer) is not MISSING
 
     def write(self, record: Any, present: bool, version: str, owned: bool = False) -> Any:
         """Return `record` with the marker of `version` (`present`: see `present`, asked of the
@@ -271,16 +293,20 @@ def _cause(
     ctx = StepContext(
         params, allow_loss=allow_loss, given=given, declared=route.declared, owned=True
     )
-    for function, name, version in route.runs[:upto]:
+    for function, name, version, marks in route.runs[:upto]:
         ctx.step = name
-        present = writer is not None and writer.present(current)
+        present = marks and writer is not None and writer.present(current)
         try:
             migrated = function(current, ctx)
         except Exception:  # the run again fails otherwise than the first: nothing to add
             return None
         if not isinstance(migrated, dict):
             return None
-        current = migrated if writer is None else writer.write(migrated, present, version, True)
+        current = (
+            migrated
+            if writer is None or not present
+            else writer.write(migrated, True, version, True)
+        )
         issues = validator(registry, family, version).issues(current)
         if issues:
             reason = f"not valid at {version} after this step: {issues[0]}{_more(issues)}"
@@ -369,9 +395,9 @@ def migrate_record(
     ctx = StepContext(
         all_params, allow_loss=allow_loss, given=given, declared=route.declared, owned=owned
     )
-    for function, name, version in route.runs:
+    for function, name, version, marks in route.runs:
         ctx.step = name
-        present = writer is not None and writer.present(current)
+        present = marks and writer is not None and writer.present(current)
         try:
             migrated = function(current, ctx)
         except DataLossError as err:
@@ -391,7 +417,11 @@ def migrate_record(
             return _failed(
                 _as_was(base, in_place, reread), "the step did not return an object", name
             )
-        current = migrated if writer is None else writer.write(migrated, present, version, owned)
+        current = (
+            migrated
+            if writer is None or not present
+            else writer.write(migrated, True, version, owned)
+        )
         done.append(name)
         if each and version != target:
             issues = validator(registry, family, version).issues(current)
@@ -425,16 +455,22 @@ def migrate_record(
             return _failed(
                 base, message, step_name, steps=tuple(done), issues=tuple(issues), cause=cause
             )
-    status: Literal["migrated", "current"] = "migrated" if chain else "current"
-    return MigrationResult(
-        status,
-        current,
-        family,
-        source,
-        target,
-        tuple(done),
-        tuple(ctx.notes),
+    # Made as `MigrationResult(status, current, ...)` would be, without the frozen dataclass's
+    # `__init__`, which sets each field through `object.__setattr__`: a result per record.
+    result: MigrationResult = object.__new__(MigrationResult)
+    result.__dict__.update(
+        status="migrated" if chain else "current",
+        record=current,
+        family=family,
+        source=source,
+        target=target,
+        steps=tuple(done),
+        notes=tuple(ctx.notes),
+        error=None,
+        failed_step=None,
+        issues=(),
     )
+    return result
 
 
 def _as_was(
