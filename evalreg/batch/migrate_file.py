@@ -143,10 +143,16 @@ def _migrate_item(
         copy_input=options.diff,
         reread=again,
     )
-    changes: tuple[Difference, ...] = ()
     if options.diff and result.status == "migrated":
         changes = differences(item.record, result.record)
-    return RecordMigration(item.path, item.line, result, changes=changes)
+        return RecordMigration(item.path, item.line, result, changes=changes)
+    # `RecordMigration(item.path, item.line, result)` without the frozen dataclass's `__init__`
+    # (which sets each field through `object.__setattr__`): one per record.
+    migration: RecordMigration = object.__new__(RecordMigration)
+    migration.__dict__.update(
+        path=item.path, line=item.line, result=result, error=None, changes=(), count=1
+    )
+    return migration
 
 
 def reread(data: bytes, path: str, kind: Kind | None, index: int) -> Any:

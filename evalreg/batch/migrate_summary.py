@@ -32,9 +32,11 @@ class NoteCounts:
     def add(self, notes: Iterable[Note], records: int = 1) -> None:
         """Count the notes of one record (`records` alike ones: each counted that often)."""
         placeholders = 0
+        kinds = self.kinds
         for note in notes:
-            self.kinds[note.kind] = self.kinds.get(note.kind, 0) + records
-            placeholders += note.placeholder
+            kinds[note.kind] = kinds.get(note.kind, 0) + records
+            if note.origin == "placeholder":
+                placeholders += 1
         if placeholders:
             self.placeholders += placeholders * records
             self.records_with_placeholders += records
@@ -103,12 +105,16 @@ class NoteGroups:
     def _describe(self, note: Note) -> str:
         """Return `note.describe(generalise=True)`, remembered for notes alike (records of one
         file make the same notes again and again; describing one takes longer than this)."""
-        key: tuple[Any, ...] = (note.kind, note.pointer, note.source, note.detail, note.step)
-        key += (note.origin,)
-        if note.kind == "added" and note.origin not in (None, "derived"):
-            key += (_value_key(note.value),)
-        elif note.kind == "converted":
+        kind, origin = note.kind, note.origin
+        key: tuple[Any, ...]
+        if kind == "converted":
+            key = (kind, note.pointer, note.source, note.detail, note.step, origin)
             key += (note.from_type, note.to_type)
+        elif kind == "added" and origin is not None and origin != "derived":
+            key = (kind, note.pointer, note.source, note.detail, note.step, origin)
+            key += (_value_key(note.value),)
+        else:
+            key = (kind, note.pointer, note.source, note.detail, note.step, origin)
         text = self.texts.get(key)
         if text is None:
             if len(self.texts) >= MAX_DISTINCT_NOTES * 10:
