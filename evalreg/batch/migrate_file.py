@@ -34,7 +34,7 @@ from evalreg.io.readers import (
     read_whole,
     sniff_kind,
 )
-from evalreg.io.writers import BackupError, atomic_writer
+from evalreg.io.writers import BackupError, atomic_writer, write_new
 
 
 @dataclass(frozen=True)
@@ -296,11 +296,25 @@ def _migrate_document(
         return
     if not tally.migrated:
         if output != path:  # copied as it is, as atomically as any output
-            with writer_for(path, output, options, folders, None) as out:
-                out.write(original)
+            _write(path, output, options, folders, None, original)
         return
     records = [m.result.record for m in migrations if m.result is not None]
     data = _serialise(records, kind or sniff_kind(original), original)
+    _write(path, output, options, folders, guard, data)
+
+
+def _write(
+    path: str,
+    output: str,
+    options: MigrateOptions,
+    folders: set[Path] | None,
+    guard: Guard | None,
+    data: bytes,
+) -> None:
+    """Write `data` as the output of `path` (see `writer_for`)."""
+    if output != path and guard is None and not remote.is_url(output):
+        write_new(output, data, folders=folders, sync=must_sync(output, path, folders))
+        return
     with writer_for(path, output, options, folders, guard) as out:
         out.write(data)
 
