@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from evalreg.engine.steps import Relabel, StepContext
 from evalreg.errors import UnfinishedStepError
-from evalreg.io.codec import clone, dumps, holds_exact, schema_type
+from evalreg.io.codec import as_text, clone, schema_type
 from evalreg.io.pointer import MISSING, escape, split, to_pointer
 from evalreg.registry.schemawalk import schema_at
 
@@ -83,31 +83,6 @@ def relabel(pointer: str, label: str) -> _Step:
         ValueError: `pointer` is not a JSON pointer to a place inside the record.
     """
     return Relabel(pointer, label)
-
-
-def as_text(value: Any) -> str:
-    """Return `value` as a string: a string as it is, anything else as compact JSON text.
-
-    Numbers, booleans and null become their JSON text (`5` -> "5", `true` -> "true"), objects
-    and arrays compact JSON (integers of any size exact), so `json.loads` reads every value
-    that was not a string back.
-    """
-    kind = type(value)
-    if kind is int:
-        return int.__repr__(value)  # what `json.dumps` writes, and the same limit of digits
-    if kind is bool:
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, str):
-        return value
-    if kind is not float and holds_exact(value):  # a number a double cannot hold: as written
-        return dumps(value).decode("utf-8")
-    return _compact(value)
-
-
-_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-"""`json.dumps(value, ensure_ascii=False, separators=(",", ":"))` with one encoder for all."""
 
 
 def insert_after(mapping: dict[str, Any], after: str, key: str, value: Any) -> dict[str, Any]:

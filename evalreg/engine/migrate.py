@@ -16,8 +16,9 @@ The steps change the record in place (`StepContext.owned`): the engine hands the
 of its own, the caller's record itself where the caller hands it over (`copy_input=False`: a
 record parsed for the run, say) and otherwise a copy. A record that fails is run again from the
 caller's record as it was, to name the first step where it went wrong (`_cause`): where the
-chain changed the caller's record, that record is got again with `reread` (parsing it again),
-or, without `reread`, from a copy kept before the chain ran.
+chain changed the caller's record, that record is got again with `reread` (parsing it again).
+A caller that hands its record over without `reread` gets the steps told to leave it as it is
+(`owned` false: each copies what it changes).
 """
 
 from __future__ import annotations
@@ -185,9 +186,10 @@ class _Writer:
     def after(self, step: Step) -> bool:
         """Return whether the marker must be written after `step` (see `_Run.marks`).
 
-        A relabel of the marker's place sets it to its label where the marker would set it, and
-        nowhere else: where the place cannot be reached, or the marker is written only where
-        present, the marker would not set it either."""
+        Not after a relabel of the marker's own place to the marker's value: where the relabel
+        sets its label, the marker would set the same; where the place cannot be reached, the
+        marker cannot reach it either; and a marker written only where present would leave the
+        relabel's label as it is."""
         function = step.function
         return not (
             isinstance(function, Relabel)

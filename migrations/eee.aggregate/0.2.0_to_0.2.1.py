@@ -100,7 +100,8 @@ def _source_data(source: Any, ctx: StepContext, where: str) -> None:
     if isinstance(sample_ids, list):
         ids = where + "/sample_ids"
         source["sample_ids"] = [
-            to_text(item, ctx, f"{ids}/{i}") for i, item in enumerate(sample_ids)
+            item if isinstance(item, str) else to_text(item, ctx, f"{ids}/{i}")
+            for i, item in enumerate(sample_ids)
         ]
 
 
