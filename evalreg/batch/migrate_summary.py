@@ -90,31 +90,30 @@ class NoteGroups:
 
     def add(self, path: str, line: int | None, notes: Iterable[Note], records: int = 1) -> None:
         """Count the notes of the record at `path`, `line` (and of the `records` - 1 after it)."""
-        for text in dict.fromkeys(self._describe(note) for note in notes):
-            group = self.groups.get(text)
+        groups, last_file, texts = self.groups, self.last_file, self.texts
+        seen: set[str] = set()  # each distinct note once a record
+        for note in notes:
+            text = texts.get(_key(note))
+            if text is None:
+                text = self._describe(note)
+            if text in seen:
+                continue
+            seen.add(text)
+            group = groups.get(text)
             if group is None:
-                if len(self.groups) >= MAX_DISTINCT_NOTES:
+                if len(groups) >= MAX_DISTINCT_NOTES:
                     self.others += records
                     continue
-                group = self.groups[text] = [path, line, 0, 0]
+                group = groups[text] = [path, line, 0, 0]
             group[2] += records
-            if self.last_file.get(text) != path:
-                self.last_file[text] = path
+            if last_file.get(text) != path:
+                last_file[text] = path
                 group[3] += 1
 
     def _describe(self, note: Note) -> str:
         """Return `note.describe(generalise=True)`, remembered for notes alike (records of one
         file make the same notes again and again; describing one takes longer than this)."""
-        kind, origin = note.kind, note.origin
-        key: tuple[Any, ...]
-        if kind == "converted":
-            key = (kind, note.pointer, note.source, note.detail, note.step, origin)
-            key += (note.from_type, note.to_type)
-        elif kind == "added" and origin is not None and origin != "derived":
-            key = (kind, note.pointer, note.source, note.detail, note.step, origin)
-            key += (_value_key(note.value),)
-        else:
-            key = (kind, note.pointer, note.source, note.detail, note.step, origin)
+        key = _key(note)
         text = self.texts.get(key)
         if text is None:
             if len(self.texts) >= MAX_DISTINCT_NOTES * 10:
@@ -139,6 +138,27 @@ class NoteGroups:
         """Yield each distinct note, in the order they first came."""
         for text, (path, line, records, files) in self.groups.items():
             yield NoteGroup(text, path, line, records, files)
+
+
+def _key(note: Note) -> tuple[Any, ...]:
+    """Return what tells `note.describe(generalise=True)` apart: its fields but the values that
+    differ from record to record."""
+    kind, origin = note.kind, note.origin
+    if kind == "converted":
+        return (
+            kind,
+            note.pointer,
+            note.source,
+            note.detail,
+            note.step,
+            origin,
+            note.from_type,
+            note.to_type,
+        )
+    if kind == "added" and origin is not None and origin != "derived":
+        value = _value_key(note.value)
+        return (kind, note.pointer, note.source, note.detail, note.step, origin, value)
+    return (kind, note.pointer, note.source, note.detail, note.step, origin)
 
 
 def _value_key(value: Any) -> Any:
