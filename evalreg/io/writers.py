@@ -469,12 +469,9 @@ def atomic_writer(
                         kept = target + backup
                 os.replace(temp, target)
                 placed, kept = True, None
-            if not sync and _file_system_sync() is None:
-                _unsynced.add(os.dup(fd))  # no syncfs: flushed on its own, in the background
-        if folders is not None:
-            folders.add(parent)
-        elif sync:
-            _fsync_directory(parent)
+            if not sync:
+                _flush_later(fd)
+        _placed_in(parent, folders, sync)
     except BaseException:
         if temp is not None and not placed:
             try:
@@ -485,6 +482,22 @@ def atomic_writer(
             with contextlib.suppress(OSError):
                 os.unlink(kept)
         raise
+
+
+def _flush_later(fd: int) -> None:
+    """Have the file open as `fd`, written unsynced, flushed in the background where there is
+    no `syncfs` to flush it with its file system at the end."""
+    if _file_system_sync() is None:
+        _unsynced.add(os.dup(fd))
+
+
+def _placed_in(parent: Path, folders: set[Path] | None, sync: bool) -> None:
+    """Record a file placed in `parent`: its folder added to `folders` to flush later, or
+    flushed now (`sync`)."""
+    if folders is not None:
+        folders.add(parent)
+    elif sync:
+        _fsync_directory(parent)
 
 
 def write_atomic(path: str | os.PathLike[str], data: bytes, *, backup: str | None = None) -> None:
@@ -534,12 +547,9 @@ def write_new(
         except OSError:  # the name is taken, or no links here: the general way
             pass
         else:
-            if not sync and _file_system_sync() is None:
-                _unsynced.add(os.dup(fd))  # no syncfs: flushed on its own, in the background
-            if folders is not None:
-                folders.add(parent)
-            elif sync:
-                _fsync_directory(parent)
+            if not sync:
+                _flush_later(fd)
+            _placed_in(parent, folders, sync)
             return
         finally:
             os.close(fd)

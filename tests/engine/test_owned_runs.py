@@ -23,6 +23,7 @@ from evalreg.engine.migrate import MigrationResult, _set_marker, migrate_record
 from evalreg.errors import EvalregError
 from evalreg.io.codec import clone, dumps
 from tests.conftest import DEMO_MANIFEST, RegistryFactory
+from tests.engine.test_failure_cause import _schema
 from tests.engine.test_step_notes import (
     EXAMPLE_RECORDS,
     PARAMS,
@@ -133,19 +134,6 @@ def test_example_records_give_the_same_in_place() -> None:
 
 
 # -- a record changed in place that fails names its cause from the record as it was ------------
-
-
-def _schema(unit: str = "string") -> dict[str, Any]:
-    return {
-        "type": "object",
-        "required": ["schema_version", "name"],
-        "properties": {
-            "schema_version": {"type": "string"},
-            "name": {"type": "string"},
-            "unit": {"type": unit},
-        },
-        "additionalProperties": False,
-    }
 
 
 IN_PLACE_STEP = '''
