@@ -68,6 +68,7 @@ if TYPE_CHECKING:
         unchanged,
         update_at,
         values_at,
+        writable,
     )
     from evalreg.tables.api import arrow_schema, from_arrow
 
@@ -127,6 +128,7 @@ _LAZY = {
     "unchanged": "evalreg.stepkit",
     "update_at": "evalreg.stepkit",
     "values_at": "evalreg.stepkit",
+    "writable": "evalreg.stepkit",
     "arrow_schema": "evalreg.tables.api",
     "from_arrow": "evalreg.tables.api",
 }
@@ -220,4 +222,5 @@ __all__ = [
     "unchanged",
     "update_at",
     "values_at",
+    "writable",
 ]

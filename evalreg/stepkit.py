@@ -1,10 +1,12 @@
 """Tools for writing migration steps: copy a record, relabel it, convert values, rename keys.
 
-Every function here is pure: it returns new objects and never changes the ones it is given,
-which is what a step's `upgrade` and `downgrade` must do too (`carry` puts a value into an
-object the step has made). Given the step's context and where the value is, the helpers that
-change something report it too (`to_text` and `strings_only` a conversion, `rename_key` a rename,
-`carry` a move, `gather` the moves of list items), so the step need not.
+A step changes the record it is given only where the engine hands it over (`ctx.owned`): it
+starts from `writable(record, ctx)`, which is the record itself then and a deep copy otherwise,
+and changes that. Every other function here is pure: it returns new objects and never changes
+the ones it is given (`carry` puts a value into an object the step may change). Given the step's
+context and where the value is, the helpers that change something report it too (`to_text` and
+`strings_only` a conversion, `rename_key` a rename, `carry` a move, `gather` the moves of list
+items), so the step need not.
 """
 
 from __future__ import annotations
@@ -12,11 +14,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 from evalreg.engine.steps import Relabel, StepContext
 from evalreg.errors import UnfinishedStepError
-from evalreg.io.codec import clone, dumps, holds_exact, schema_type
+from evalreg.io.codec import as_text, clone, schema_type
 from evalreg.io.pointer import MISSING, escape, split, to_pointer
 from evalreg.registry.schemawalk import schema_at
 
@@ -46,47 +48,41 @@ __all__ = [
     "unchanged",
     "update_at",
     "values_at",
+    "writable",
 ]
 
 _Step = Callable[[dict[str, Any], StepContext], dict[str, Any]]
+_T = TypeVar("_T")
+
+
+def writable(record: _T, ctx: StepContext) -> _T:
+    """Return `record` for the step to change in place: itself where the engine handed it over
+    (`ctx.owned`), else a deep copy (`clone`), so that the step's input stays as it was."""
+    return record if ctx.owned else clone(record)
 
 
 def unchanged(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
-    """Return a copy of `record`: the step of two versions that differ only in their label.
+    """Return `record` as it is: the step of two versions that differ only in their label.
 
     The engine writes the version marker (the manifest's `template`) after every step, so the
-    label needs no step code. Use `relabel` where the step itself must write it. The copy is
-    shallow: a step may share what it does not change with its output (the engine gives the
-    chain its own copy of the caller's record), and nothing here changes.
+    label needs no step code. Use `relabel` where the step itself must write it. Where the step
+    may not change its input (`ctx.owned` false), it returns a shallow copy: what it does not
+    change is shared with its output, and nothing here changes.
     """
-    return dict(record)
+    return record if ctx.owned else dict(record)
 
 
 def relabel(pointer: str, label: str) -> _Step:
     """Return a step function that copies a record and sets the value at `pointer` to `label`.
 
     A missing key is added at the end of its object; where the object that should hold it is
-    missing (or no object), the copy is returned without a label. The engine runs consecutive
-    relabelling steps of one pointer as the last of them alone: the result is the same.
+    missing (or no object), the copy is returned without a label. Given a record it owns
+    (`ctx.owned`), the step sets the label in place.
 
     Raises:
         ValueError: `pointer` is not a JSON pointer to a place inside the record.
     """
     return Relabel(pointer, label)
-
-
-def as_text(value: Any) -> str:
-    """Return `value` as a string: a string as it is, anything else as compact JSON text.
-
-    Numbers, booleans and null become their JSON text (`5` -> "5", `true` -> "true"), objects
-    and arrays compact JSON (integers of any size exact), so `json.loads` reads every value
-    that was not a string back.
-    """
-    if isinstance(value, str):
-        return value
-    if holds_exact(value):  # a number a double cannot hold: its text as written
-        return dumps(value).decode("utf-8")
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def insert_after(mapping: dict[str, Any], after: str, key: str, value: Any) -> dict[str, Any]:
@@ -108,7 +104,12 @@ def insert_after(mapping: dict[str, Any], after: str, key: str, value: Any) -> d
 def at(pointer: str, *tokens: str | int) -> str:
     """Return the pointer of a place inside the one at `pointer` (`at("/a", "b/c", 0)` is
     `/a/b~1c/0`): each token escaped, as keys may hold `/` and `~`."""
-    return pointer + "".join("/" + escape(token) for token in tokens)
+    for token in tokens:
+        if type(token) is str and "~" not in token and "/" not in token:
+            pointer += "/" + token
+        else:
+            pointer += "/" + escape(token)
+    return pointer
 
 
 def to_text(value: Any, ctx: StepContext, pointer: str) -> str:
@@ -129,7 +130,10 @@ def strings_only(mapping: dict[str, Any], ctx: StepContext, pointer: str) -> dic
             break
     else:
         return mapping
-    return {key: to_text(item, ctx, at(pointer, key)) for key, item in mapping.items()}
+    return {
+        key: item if isinstance(item, str) else to_text(item, ctx, at(pointer, key))
+        for key, item in mapping.items()
+    }
 
 
 def rename_key(

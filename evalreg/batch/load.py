@@ -17,8 +17,10 @@ import io
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import IO, Any, Literal
 
+from evalreg.batch.migrate_file import reread
 from evalreg.batch.walk import iter_files
 from evalreg.engine.migrate import MigrationResult, migrate_record
 from evalreg.engine.registry import Registry, default_registry
@@ -160,6 +162,9 @@ def migrate_as(
     A record detected as of `family` is migrated as detected (which costs less than naming the
     family); any other is migrated as `family`, as `evalreg migrate --family` does.
     """
+    # Parsed for this run alone: a JSONL line's record is changed in place, and parsed again
+    # should it fail. A record that may be migrated twice is left as it is the first time.
+    again = None if item.raw is None else partial(reread, item.raw, item.path, "jsonl", 0)
     result = migrate_record(
         registry,
         item.record,
@@ -167,7 +172,8 @@ def migrate_as(
         params=params,
         allow_loss=allow_loss,
         filename=item.path,
-        copy_input=False,  # parsed for this run alone; steps never change their input
+        copy_input=False,
+        reread=again if family is None else None,
     )
     if family is None or result.family == family:
         return result
@@ -180,6 +186,7 @@ def migrate_as(
         allow_loss=allow_loss,
         filename=item.path,
         copy_input=False,
+        reread=again,
     )
 
 

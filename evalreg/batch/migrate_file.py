@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import itertools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import IO, Any, Literal
 
@@ -21,6 +23,7 @@ from evalreg.io.codec import dumps
 from evalreg.io.readers import (
     STDIN,
     Item,
+    Kind,
     file_kind,
     is_gzip,
     open_binary,
@@ -31,7 +34,7 @@ from evalreg.io.readers import (
     read_whole,
     sniff_kind,
 )
-from evalreg.io.writers import BackupError, atomic_writer
+from evalreg.io.writers import BackupError, atomic_writer, write_new
 
 
 @dataclass(frozen=True)
@@ -110,11 +113,24 @@ class MigrateOptions:
     """Compare each migrated record with its input and report every difference (`changes`)."""
 
 
-def _migrate_item(registry: Registry, item: Item, options: MigrateOptions) -> RecordMigration:
+def _migrate_item(
+    registry: Registry,
+    item: Item,
+    options: MigrateOptions,
+    data: bytes | None = None,
+    kind: Kind | None = "jsonl",
+    index: int = 0,
+) -> RecordMigration:
+    """Migrate the record of `item` (`data`, `kind`, `index`: the bytes it was read from, their
+    kind and its place among the records read from them; by default a JSONL line's own)."""
     if not item.ok:
         return RecordMigration(item.path, item.line, None, item.error)
-    # The record was parsed for this run alone and nothing changes it: no copy is needed, but
-    # where every change is to be listed the record is compared with its migration afterwards.
+    # The record was parsed for this run alone: the steps change it in place, and should it
+    # fail, it is parsed again to name the cause. Where every change is to be listed, the record
+    # is compared with its migration afterwards, so the steps run on a copy.
+    if data is None and item.raw is not None:
+        data = item.raw
+    again = None if data is None else partial(reread, data, item.path, kind, index)
     result = migrate_record(
         registry,
         item.record,
@@ -125,11 +141,24 @@ def _migrate_item(registry: Registry, item: Item, options: MigrateOptions) -> Re
         validate=options.validate,
         filename=item.path,
         copy_input=options.diff,
+        reread=again,
     )
-    changes: tuple[Difference, ...] = ()
     if options.diff and result.status == "migrated":
         changes = differences(item.record, result.record)
-    return RecordMigration(item.path, item.line, result, changes=changes)
+        return RecordMigration(item.path, item.line, result, changes=changes)
+    # `RecordMigration(item.path, item.line, result)` without the frozen dataclass's `__init__`
+    # (which sets each field through `object.__setattr__`): one per record.
+    migration: RecordMigration = object.__new__(RecordMigration)
+    migration.__dict__.update(
+        path=item.path, line=item.line, result=result, error=None, changes=(), count=1
+    )
+    return migration
+
+
+def reread(data: bytes, path: str, kind: Kind | None, index: int) -> Any:
+    """Return record `index` of those read from `data` (a file's bytes, or a JSONL line's), as
+    it was read the first time."""
+    return next(itertools.islice(read_items_from_bytes(data, path, kind), index, None)).record
 
 
 def differences(before: Any, after: Any) -> tuple[Difference, ...]:
@@ -258,17 +287,34 @@ def _migrate_document(
         return
     kind = file_kind(path)
     items = list(read_items_from_bytes(original, path, kind))
-    migrations = [tally.add(_migrate_item(registry, item, options)) for item in items]
+    migrations = [
+        tally.add(_migrate_item(registry, item, options, original, kind, index))
+        for index, item in enumerate(items)
+    ]
     yield from migrations
     if tally.failed or output is None:
         return
     if not tally.migrated:
         if output != path:  # copied as it is, as atomically as any output
-            with writer_for(path, output, options, folders, None) as out:
-                out.write(original)
+            _write(path, output, options, folders, None, original)
         return
     records = [m.result.record for m in migrations if m.result is not None]
     data = _serialise(records, kind or sniff_kind(original), original)
+    _write(path, output, options, folders, guard, data)
+
+
+def _write(
+    path: str,
+    output: str,
+    options: MigrateOptions,
+    folders: set[Path] | None,
+    guard: Guard | None,
+    data: bytes,
+) -> None:
+    """Write `data` as the output of `path` (see `writer_for`)."""
+    if output != path and guard is None and not remote.is_url(output):
+        write_new(output, data, folders=folders, sync=must_sync(output, path, folders))
+        return
     with writer_for(path, output, options, folders, guard) as out:
         out.write(data)
 

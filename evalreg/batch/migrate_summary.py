@@ -32,9 +32,11 @@ class NoteCounts:
     def add(self, notes: Iterable[Note], records: int = 1) -> None:
         """Count the notes of one record (`records` alike ones: each counted that often)."""
         placeholders = 0
+        kinds = self.kinds
         for note in notes:
-            self.kinds[note.kind] = self.kinds.get(note.kind, 0) + records
-            placeholders += note.placeholder
+            kinds[note.kind] = kinds.get(note.kind, 0) + records
+            if note.origin == "placeholder":
+                placeholders += 1
         if placeholders:
             self.placeholders += placeholders * records
             self.records_with_placeholders += records
@@ -78,36 +80,40 @@ class NoteGroups:
     first record that gave it.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, texts: dict[tuple[Any, ...], str] | None = None) -> None:
         self.groups: dict[str, list[Any]] = {}  # text -> [first path, first line, records, files]
         self.last_file: dict[str, str] = {}  # text -> the last file that gave it
         self.others = 0
         """Records of notes past `MAX_DISTINCT_NOTES`."""
-        self.texts: dict[tuple[Any, ...], str] = {}  # what `_describe` remembers
+        self.texts: dict[tuple[Any, ...], str] = {} if texts is None else texts
+        """What `_describe` remembers (shared by the groups of each file of a run)."""
 
     def add(self, path: str, line: int | None, notes: Iterable[Note], records: int = 1) -> None:
         """Count the notes of the record at `path`, `line` (and of the `records` - 1 after it)."""
-        for text in dict.fromkeys(self._describe(note) for note in notes):
-            group = self.groups.get(text)
+        groups, last_file, texts = self.groups, self.last_file, self.texts
+        seen: set[str] = set()  # each distinct note once a record
+        for note in notes:
+            text = texts.get(_key(note))
+            if text is None:
+                text = self._describe(note)
+            if text in seen:
+                continue
+            seen.add(text)
+            group = groups.get(text)
             if group is None:
-                if len(self.groups) >= MAX_DISTINCT_NOTES:
+                if len(groups) >= MAX_DISTINCT_NOTES:
                     self.others += records
                     continue
-                group = self.groups[text] = [path, line, 0, 0]
+                group = groups[text] = [path, line, 0, 0]
             group[2] += records
-            if self.last_file.get(text) != path:
-                self.last_file[text] = path
+            if last_file.get(text) != path:
+                last_file[text] = path
                 group[3] += 1
 
     def _describe(self, note: Note) -> str:
         """Return `note.describe(generalise=True)`, remembered for notes alike (records of one
         file make the same notes again and again; describing one takes longer than this)."""
-        key: tuple[Any, ...] = (note.kind, note.pointer, note.source, note.detail, note.step)
-        key += (note.origin,)
-        if note.kind == "added" and note.origin not in (None, "derived"):
-            key += (_value_key(note.value),)
-        elif note.kind == "converted":
-            key += (note.from_type, note.to_type)
+        key = _key(note)
         text = self.texts.get(key)
         if text is None:
             if len(self.texts) >= MAX_DISTINCT_NOTES * 10:
@@ -132,6 +138,27 @@ class NoteGroups:
         """Yield each distinct note, in the order they first came."""
         for text, (path, line, records, files) in self.groups.items():
             yield NoteGroup(text, path, line, records, files)
+
+
+def _key(note: Note) -> tuple[Any, ...]:
+    """Return what tells `note.describe(generalise=True)` apart: its fields but the values that
+    differ from record to record."""
+    kind, origin = note.kind, note.origin
+    if kind == "converted":
+        return (
+            kind,
+            note.pointer,
+            note.source,
+            note.detail,
+            note.step,
+            origin,
+            note.from_type,
+            note.to_type,
+        )
+    if kind == "added" and origin is not None and origin != "derived":
+        value = _value_key(note.value)
+        return (kind, note.pointer, note.source, note.detail, note.step, origin, value)
+    return (kind, note.pointer, note.source, note.detail, note.step, origin)
 
 
 def _value_key(value: Any) -> Any:
@@ -163,7 +190,7 @@ class MigrationSummary:
         self.file_notes = NoteCounts()
         """The notes of the last file whose outcome was counted (of its migrated records)."""
         self._notes = NoteCounts()  # of the file being read, until its outcome
-        self._groups = NoteGroups()
+        self._groups = NoteGroups(self.groups.texts)
 
     def add(self, outcome: Outcome) -> None:
         """Count one outcome: of a record (or a run of them), of a file, or a leftover."""
@@ -179,7 +206,7 @@ class MigrationSummary:
         if isinstance(outcome, Leftover):
             return
         self.file_notes, self._notes = self._notes, NoteCounts()
-        groups, self._groups = self._groups, NoteGroups()
+        groups, self._groups = self._groups, NoteGroups(self.groups.texts)
         if outcome.status in ("written", "planned"):
             self.notes.merge(self.file_notes)
             self.groups.merge(groups)

@@ -136,15 +136,14 @@ class MigrationReport:
             for line in lines:
                 self._json_row(event, line)
             return
-        where = located(event.path, event.line)
         if result is None:
-            emit(f"{where}: unreadable: {event.error}")
+            emit(f"{located(event.path, event.line)}: unreadable: {event.error}")
             return
         if self.dry_run:
             self._plan(result)
         if result.status == "failed":
             step = f" at step {result.failed_step}" if result.failed_step else ""
-            emit(f"{where}: failed{step}: {result.error}")
+            emit(f"{located(event.path, event.line)}: failed{step}: {result.error}")
             return
         if self.verbose:
             lines = (
@@ -154,7 +153,7 @@ class MigrationReport:
                 for note in result.notes:
                     emit(f"{located(event.path, line)}: {note}")
         if self.diff and result.status == "migrated":
-            emit(f"{where}: {result.source} -> {result.target}")
+            emit(f"{located(event.path, event.line)}: {result.source} -> {result.target}")
             for change in event.changes:
                 emit(f"  {change}")
 

@@ -1,12 +1,29 @@
 """Migrating one record: detect it, plan its route, run the steps, write the marker, validate.
 
 Each route (family, source version, target) is worked out once per registry: its chain of
-steps, its parameter defaults, its marker writer, and which steps run fused.
+steps, its parameter defaults and its marker writer.
+
+One chain runs whatever is validated: every step of the route, in order, each followed by the
+version marker of its version (but after a relabel of the marker's own place to that version,
+which leaves nothing for the marker to do). `validate="each"` validates each step's result;
+the others, only the last one. Relabelling steps in a row used to run as the last of them alone
+unless each result was validated, so which steps ran depended on the mode; on a record the run
+owns, a relabel sets one value in place, and running all of them costs 0.5 to 0.8 µs a record
+(Every Eval Ever instance lines, two relabels more: about 1% of migrating a line), too little to
+keep two chains for.
+
+The steps change the record in place (`StepContext.owned`): the engine hands the chain a record
+of its own, the caller's record itself where the caller hands it over (`copy_input=False`: a
+record parsed for the run, say) and otherwise a copy. A record that fails is run again from the
+caller's record as it was, to name the first step where it went wrong (`_cause`): where the
+chain changed the caller's record, that record is got again with `reread` (parsing it again).
+A caller that hands its record over without `reread` gets the steps told to leave it as it is
+(`owned` false: each copies what it changes).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
@@ -87,13 +104,15 @@ class _Routes:
         return routes
 
 
-class _Move(NamedTuple):
-    """What the engine runs for one step, or for a run of relabelling steps taken as one."""
+class _Run(NamedTuple):
+    """One step of a route as the engine runs it."""
 
     function: StepFunction
-    names: tuple[str, ...]
-    """The steps it performs (several: consecutive relabels of one pointer, the last one run)."""
+    name: str
     target: str
+    marks: bool
+    """Whether the marker is written after the step: not after a relabel of the marker's own
+    place to the marker's value, whose result the marker would leave as it is."""
 
 
 @dataclass(frozen=True)
@@ -106,10 +125,8 @@ class _Route:
     """The default of every parameter the chain declares (read-only: every step sees it)."""
     declared: Mapping[str, Param]
     """Every parameter the chain declares, by name (which of them are placeholders)."""
-    moves: tuple[_Move, ...]
-    """The chain to run when nothing is checked in between: relabels in a row fused."""
-    each: tuple[_Move, ...]
-    """The chain step by step, for validation after each."""
+    runs: tuple[_Run, ...]
+    """The chain as the engine runs it, step by step, whatever is validated."""
     writer: _Writer | None
     """How each step's version is written into the record (None: the family writes none)."""
 
@@ -127,36 +144,16 @@ class _Route:
             target = registry.resolve_version(family, to)
             steps = step_set(registry, family)
             chain = steps.plan(source, target)
-            each = tuple(_Move(s.function, (s.name,), s.target) for s in chain)
+            writer = _Writer.of(registry, family)
+            runs = tuple(
+                _Run(s.function, s.name, s.target, writer is not None and writer.after(s))
+                for s in chain
+            )
             defaults = MappingProxyType(dict(steps.defaults(source, target)))
             declared = MappingProxyType({p.name: p for s in chain for p in s.module.params})
-            writer = _Writer.of(registry, family)
-            route = cls(target, chain, defaults, declared, _fuse(each), each, writer)
+            route = cls(target, chain, defaults, declared, runs, writer)
             cache[family, source, to, registry.drafts] = route
         return route
-
-
-def _fuse(moves: Iterable[_Move]) -> tuple[_Move, ...]:
-    """Return `moves` with each run of relabels of one pointer made one move: the last one.
-
-    Each relabel sets the same value that the next one overwrites, and the version marker the
-    engine writes after them depends only on the final version (and on whether the record had
-    a marker, which no relabel of the marker's own pointer takes away), so the record is the
-    same either way.
-    """
-    fused: list[_Move] = []
-    for move in moves:
-        last = fused[-1].function if fused else None
-        function = move.function
-        if (
-            isinstance(last, Relabel)
-            and isinstance(function, Relabel)
-            and last.pointer == function.pointer
-        ):
-            fused[-1] = _Move(function, fused[-1].names + move.names, move.target)
-        else:
-            fused.append(move)
-    return tuple(fused)
 
 
 @dataclass(frozen=True)
@@ -167,6 +164,8 @@ class _Writer:
     tokens: tuple[str, ...]
     values: Mapping[str, str | None]
     """The marker value of each version of the family (read-only)."""
+    always: bool
+    """Whether the marker is written whatever the step's input (else only where it has one)."""
 
     @staticmethod
     def of(registry: BaseRegistry, family: str) -> _Writer | None:
@@ -180,44 +179,67 @@ class _Writer:
                 tokens = tuple(split(marker.pointer))
                 versions = registry.versions(family)
                 values = MappingProxyType({v: marker.render(v) for v in versions})
-                writer = _Writer(marker, tokens, values)
+                writer = _Writer(marker, tokens, values, marker.when != "present")
             cache[family] = writer
         return cache[family]
 
-    def write(self, record: Any, before: Any, version: str) -> Any:
-        """Return `record` with the marker of `version` (`before`: the step's input)."""
-        marker, tokens = self.marker, self.tokens
-        if not isinstance(record, dict):
+    def after(self, step: Step) -> bool:
+        """Return whether the marker must be written after `step` (see `_Run.marks`).
+
+        Not after a relabel of the marker's own place to the marker's value: where the relabel
+        sets its label, the marker would set the same; where the place cannot be reached, the
+        marker cannot reach it either; and a marker written only where present would leave the
+        relabel's label as it is."""
+        function = step.function
+        return not (
+            isinstance(function, Relabel)
+            and function.pointer == self.marker.pointer
+            and self.values.get(step.target) == function.label
+        )
+
+    def present(self, record: Any) -> bool:
+        """Return whether the marker is to be written after a step given `record` (its input):
+        always, or for a marker written only where present, where the input has one."""
+        return self.always or resolve(record, self.marker.pointer) is not MISSING
+
+    def write(self, record: Any, present: bool, version: str, owned: bool = False) -> Any:
+        """Return `record` with the marker of `version` (`present`: see `present`, asked of the
+        step's input); `owned`: set it in place, `record` being the run's own."""
+        if not present or not isinstance(record, dict):
             return record
-        if marker.when == "present" and resolve(before, marker.pointer) is MISSING:
-            return record
+        tokens = self.tokens
         value = self.values.get(version, MISSING)
         if value is MISSING:  # a version the family did not list when the writer was made
-            value = marker.render(version)
+            value = self.marker.render(version)
         if len(tokens) == 1:
-            if record.get(tokens[0], MISSING) == value:
-                return record
-            if tokens[0] in record:
-                return {**record, tokens[0]: value}
-            return {tokens[0]: value, **record}
-        if resolve(record, marker.pointer) == value:
+            key = tokens[0]
+            if key not in record:
+                return {key: value, **record}
+            if record[key] != value:
+                if not owned:
+                    return {**record, key: value}
+                record[key] = value
             return record
-        updated = dict(record)
+        if resolve(record, self.marker.pointer) == value:
+            return record
+        updated = record if owned else dict(record)
         parent: Any = updated
         for token in tokens[:-1]:
             child = parent.get(token) if isinstance(parent, dict) else None
             if not isinstance(child, dict):
                 return record
-            parent[token] = dict(child)
-            parent = parent[token]
+            if not owned:
+                parent[token] = child = dict(child)
+            parent = child
         parent[tokens[-1]] = value
         return updated
 
 
 def _set_marker(registry: BaseRegistry, family: str, record: Any, before: Any, version: str) -> Any:
-    """Return `record` with the family's version marker set to `version`, where it writes one."""
+    """Return `record` with the family's version marker set to `version`, where it writes one
+    (`before`: the step's input, which is left as it is)."""
     writer = _Writer.of(registry, family)
-    return record if writer is None else writer.write(record, before, version)
+    return record if writer is None else writer.write(record, writer.present(before), version)
 
 
 def _failed(
@@ -257,10 +279,10 @@ def _cause(
     """Return the first place before step `upto` of `route` where `record` went wrong.
 
     Run only for a record that failed later on: its input is validated at its own version, then
-    the route is run again step by step, each result validated at its step's version, so that
-    a failure names its cause rather than the step where it showed. `record` is the caller's
-    record, which the first run did not change (steps never change their input). None: every
-    result before step `upto` was valid (or the run again failed otherwise).
+    the route is run again step by step on a copy, each result validated at its step's version,
+    so that a failure names its cause rather than the step where it showed. `record` is the
+    caller's record as it was (see the module). None: every result before step `upto` was
+    valid (or the run again failed otherwise).
     """
     family = route.chain[0].module.family
     source = route.chain[0].source
@@ -270,24 +292,30 @@ def _cause(
             f"the record is not valid at its own version {source} to begin with: "
             f"{issues[0]}{_more(issues)}"
         )
-        return _Cause(route.each[0].names[-1], reason, tuple(issues))
+        return _Cause(route.runs[0].name, reason, tuple(issues))
     current = clone(record)
     writer = route.writer
-    for function, names, version in route.each[:upto]:
-        ctx = StepContext(
-            params, allow_loss=allow_loss, step=names[-1], given=given, declared=route.declared
-        )
+    ctx = StepContext(
+        params, allow_loss=allow_loss, given=given, declared=route.declared, owned=True
+    )
+    for function, name, version, marks in route.runs[:upto]:
+        ctx.step = name
+        present = marks and writer is not None and writer.present(current)
         try:
             migrated = function(current, ctx)
         except Exception:  # the run again fails otherwise than the first: nothing to add
             return None
         if not isinstance(migrated, dict):
             return None
-        current = migrated if writer is None else writer.write(migrated, current, version)
+        current = (
+            migrated
+            if writer is None or not present
+            else writer.write(migrated, True, version, True)
+        )
         issues = validator(registry, family, version).issues(current)
         if issues:
             reason = f"not valid at {version} after this step: {issues[0]}{_more(issues)}"
-            return _Cause(names[-1], reason, tuple(issues))
+            return _Cause(name, reason, tuple(issues))
     return None
 
 
@@ -306,13 +334,17 @@ def migrate_record(
     validate: ValidateMode | str = "final",
     filename: str | None = None,
     copy_input: bool = True,
+    reread: Callable[[], Any] | None = None,
 ) -> MigrationResult:
     """Migrate one record to version `to` (or `latest`); failures are reported, not raised.
 
-    Steps never mutate their input but may share unchanged parts of it with their output, so
-    the chain runs on a copy of `record`: the result shares nothing with the caller's record.
-    A caller that owns `record` and will not change it (a freshly parsed one) may pass
-    `copy_input=False` to save the copy.
+    By default the chain runs on a copy of `record`, which it changes in place: the result
+    shares nothing with the caller's record, which stays as it was. A caller that owns `record`
+    (a freshly parsed one) may pass `copy_input=False` to save the copy: with `reread`, a
+    function that returns the record as it was (parsing it again), the chain changes `record`
+    itself, and `reread` is called only if the record fails (to name the cause, and as the
+    failed result's record); without it, the steps leave `record` as it is and the result may
+    share its unchanged parts.
 
     Raises:
         UnknownFamilyError: `family` is given and unknown.
@@ -356,40 +388,57 @@ def migrate_record(
     target, chain = route.target, route.chain
     base["target"] = target
 
-    notes: list[Note] = []
+    # The chain runs on a record of its own where it may (see the module's docstring).
+    in_place = reread is not None and not copy_input
+    owned = copy_input or in_place
     current: Any = clone(record) if copy_input and chain else record
     done: list[str] = []
     all_params = MappingProxyType({**route.defaults, **params}) if params else route.defaults
     given = frozenset(params) if params else _NONE_GIVEN
     writer = route.writer
     each = validate == "each"
-    for function, names, version in route.each if each else route.moves:
-        name = names[-1]
-        ctx = StepContext(
-            all_params, allow_loss=allow_loss, step=name, given=given, declared=route.declared
-        )
+    ctx = StepContext(
+        all_params, allow_loss=allow_loss, given=given, declared=route.declared, owned=owned
+    )
+    for function, name, version, marks in route.runs:
+        ctx.step = name
+        present = marks and writer is not None and writer.present(current)
         try:
             migrated = function(current, ctx)
         except DataLossError as err:
-            return _failed(base, str(err), name, steps=tuple(done))
+            return _failed(_as_was(base, in_place, reread), str(err), name, steps=tuple(done))
         except BaseException as err:  # a step is user code: report the failure, keep going
             if not fails_alone(err):
                 raise
             message = f"{type(err).__name__}: {err}"
             if not message.isprintable():  # a line of the report, whatever the step raised
                 message = one_line(message, 1000)
-            cause = _cause(registry, route, record, len(done), all_params, given, allow_loss)
+            base = _as_was(base, in_place, reread)
+            cause = _cause(
+                registry, route, base["record"], len(done), all_params, given, allow_loss
+            )
             return _failed(base, message, name, steps=tuple(done), cause=cause)
         if not isinstance(migrated, dict):
-            return _failed(base, "the step did not return an object", name)
-        current = migrated if writer is None else writer.write(migrated, current, version)
-        notes += ctx.notes
-        done += names
+            return _failed(
+                _as_was(base, in_place, reread), "the step did not return an object", name
+            )
+        current = (
+            migrated
+            if writer is None or not present
+            else writer.write(migrated, True, version, owned)
+        )
+        done.append(name)
         if each and version != target:
             issues = validator(registry, family, version).issues(current)
             if issues:
                 message = f"not valid at {version} after this step: {issues[0]}"
-                return _failed(base, message, name, steps=tuple(done), issues=tuple(issues))
+                return _failed(
+                    _as_was(base, in_place, reread),
+                    message,
+                    name,
+                    steps=tuple(done),
+                    issues=tuple(issues),
+                )
     if validate != "none":
         issues = validator(registry, family, target).issues(current)
         if issues:
@@ -402,19 +451,37 @@ def migrate_record(
             )
             step_name = chain[-1].name if chain else None
             cause = None
+            if chain:
+                base = _as_was(base, in_place, reread)
             if chain and not each:  # with `each`, every step's result was valid
-                last = len(route.each) - 1
-                cause = _cause(registry, route, record, last, all_params, given, allow_loss)
+                last = len(route.runs) - 1
+                original = base["record"]
+                cause = _cause(registry, route, original, last, all_params, given, allow_loss)
             return _failed(
                 base, message, step_name, steps=tuple(done), issues=tuple(issues), cause=cause
             )
-    status: Literal["migrated", "current"] = "migrated" if chain else "current"
-    return MigrationResult(
-        status,
-        current,
-        family,
-        source,
-        target,
-        tuple(done),
-        tuple(notes),
+    # Made as `MigrationResult(status, current, ...)` would be, without the frozen dataclass's
+    # `__init__`, which sets each field through `object.__setattr__`: a result per record.
+    result: MigrationResult = object.__new__(MigrationResult)
+    result.__dict__.update(
+        status="migrated" if chain else "current",
+        record=current,
+        family=family,
+        source=source,
+        target=target,
+        steps=tuple(done),
+        notes=tuple(ctx.notes),
+        error=None,
+        failed_step=None,
+        issues=(),
     )
+    return result
+
+
+def _as_was(
+    base: dict[str, Any], in_place: bool, reread: Callable[[], Any] | None
+) -> dict[str, Any]:
+    """Return `base` with the caller's record as it was, got again if the chain changed it."""
+    if in_place and reread is not None:
+        return base | {"record": reread()}
+    return base

@@ -80,7 +80,15 @@ def shown(value: Any, limit: int = 60) -> str:
 
 def general(pointer: str) -> str:
     """Return `pointer` with every array index as `*` (`/results/3/x` -> `/results/*/x`)."""
-    return _INDEX.sub("/*", pointer) if pointer else "/"
+    found = _GENERAL.get(pointer)
+    if found is None:
+        if len(_GENERAL) >= 10_000:  # the pointers of one kind of record repeat: kept a while
+            _GENERAL.clear()
+        found = _GENERAL[pointer] = _INDEX.sub("/*", pointer) if pointer else "/"
+    return found
+
+
+_GENERAL: dict[str, str] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,7 +178,7 @@ class Note:
         records with the same changes compare equal.
         """
         if self.kind == "converted" or (self.kind == "added" and self.origin in (None, "derived")):
-            return Note(
+            return make_note(
                 self.kind,
                 general(self.pointer),
                 self.detail,
@@ -183,7 +191,7 @@ class Note:
                 self.to_type,
             )
         if "/" in self.pointer and _INDEX.search(self.pointer + (self.source or "")):
-            return Note(
+            return make_note(
                 self.kind,
                 general(self.pointer),
                 self.detail,

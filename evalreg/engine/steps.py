@@ -67,9 +67,15 @@ class StepContext:
     `kept` (a value left where the target declares no place for it). Pointers of the step's
     output are those of the record it returns (array indices as they are there); pointers of
     its input, those of the record it was given.
+
+    `owned`: the record the step is given belongs to the run, which needs it no more once the
+    step returns, so the step may change it in place and return it (`stepkit.writable` gives
+    a step the record to change: itself when owned, else a copy). Not owned, the step must
+    leave its input as it is (it may share unchanged parts of it with its output): the audits
+    compare each step's input with its output. The engine decides (see `engine.migrate`).
     """
 
-    __slots__ = ("allow_loss", "declared", "given", "notes", "params", "step")
+    __slots__ = ("allow_loss", "declared", "given", "notes", "owned", "params", "step")
 
     def __init__(
         self,
@@ -79,6 +85,7 @@ class StepContext:
         step: str = "",
         given: Iterable[str] = (),
         declared: Mapping[str, Param] | None = None,
+        owned: bool = False,
     ) -> None:
         # The engine hands every step of a route the same read-only parameters: no copy needed.
         self.params: Mapping[str, Any] = (
@@ -91,6 +98,8 @@ class StepContext:
         """The parameters the user set (the others have their defaults)."""
         self.declared: Mapping[str, Param] = declared or {}
         """The parameters the steps of the route declare, by name."""
+        self.owned = owned
+        """Whether the step may change the record it is given in place (see above)."""
 
     def kept(self, pointer: str, reason: str) -> None:
         """Report a value left where it is although the target declares no place for it."""
@@ -140,12 +149,14 @@ class StepContext:
     def param(self, pointer: str, name: str, value: Any, detail: str = "") -> None:
         """Report `value`, taken from parameter `name`, put at `pointer`."""
         origin = self.origin(name)
-        if not detail:
-            detail = {
-                "parameter": f"--set {name}",
-                "placeholder": f"the record does not say; give it with --set {name}=VALUE",
-                "default": f"the default of parameter {name}",
-            }[origin]
+        if detail:
+            pass
+        elif origin == "placeholder":
+            detail = f"the record does not say; give it with --set {name}=VALUE"
+        elif origin == "parameter":
+            detail = f"--set {name}"
+        else:
+            detail = f"the default of parameter {name}"
         self.added(pointer, value, origin, detail)
 
     def converted(
@@ -432,7 +443,8 @@ def step_set(registry: BaseRegistry, family: str) -> StepSet:
 class Relabel:
     """A step function that sets the value at one pointer to a fixed label (`stepkit.relabel`).
 
-    The engine runs consecutive relabels of one pointer as the last of them alone.
+    Given a record it owns (`StepContext.owned`), it sets the label in place; otherwise it
+    copies only the objects on the way to the label and shares the rest, unchanged.
     """
 
     def __init__(self, pointer: str, label: str) -> None:
@@ -445,14 +457,16 @@ class Relabel:
         self.__doc__ = f"Return a copy of `record` with {pointer} set to {label!r}."
 
     def __call__(self, record: dict[str, Any], ctx: StepContext | None = None) -> dict[str, Any]:
-        # Only the objects on the way to the label are copied; the rest is shared, unchanged.
-        out = dict(record)
+        owned = ctx is not None and ctx.owned
+        out = record if owned else dict(record)
         holder: dict[str, Any] = out
         for token in self._parents:
             child = holder.get(token)
             if not isinstance(child, dict):
                 return out
-            holder[token] = holder = dict(child)
+            if not owned:
+                holder[token] = child = dict(child)
+            holder = child
         holder[self._last] = self.label
         return out
 

@@ -486,3 +486,28 @@ def clone(value: _T) -> _T:
     YAML round-trip mapping) is copied with `copy.deepcopy`.
     """
     return cast(_T, _clone(value))
+
+
+def as_text(value: Any) -> str:
+    """Return `value` as a string: a string as it is, anything else as compact JSON text.
+
+    Numbers, booleans and null become their JSON text (`5` -> "5", `true` -> "true"), objects
+    and arrays compact JSON (integers of any size exact), so `json.loads` reads every value
+    that was not a string back.
+    """
+    kind = type(value)
+    if kind is int:
+        return int.__repr__(value)  # what `json.dumps` writes, and the same limit of digits
+    if kind is bool:
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return value
+    if kind is not float and holds_exact(value):  # a number a double cannot hold: as written
+        return dumps(value).decode("utf-8")
+    return _compact(value)
+
+
+_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+"""`json.dumps(value, ensure_ascii=False, separators=(",", ":"))` with one encoder for all."""

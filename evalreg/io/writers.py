@@ -469,12 +469,9 @@ def atomic_writer(
                         kept = target + backup
                 os.replace(temp, target)
                 placed, kept = True, None
-            if not sync and _file_system_sync() is None:
-                _unsynced.add(os.dup(fd))  # no syncfs: flushed on its own, in the background
-        if folders is not None:
-            folders.add(parent)
-        elif sync:
-            _fsync_directory(parent)
+            if not sync:
+                _flush_later(fd)
+        _placed_in(parent, folders, sync)
     except BaseException:
         if temp is not None and not placed:
             try:
@@ -487,7 +484,78 @@ def atomic_writer(
         raise
 
 
+def _flush_later(fd: int) -> None:
+    """Have the file open as `fd`, written unsynced, flushed in the background where there is
+    no `syncfs` to flush it with its file system at the end."""
+    if _file_system_sync() is None:
+        _unsynced.add(os.dup(fd))
+
+
+def _placed_in(parent: Path, folders: set[Path] | None, sync: bool) -> None:
+    """Record a file placed in `parent`: its folder added to `folders` to flush later, or
+    flushed now (`sync`)."""
+    if folders is not None:
+        folders.add(parent)
+    elif sync:
+        _fsync_directory(parent)
+
+
 def write_atomic(path: str | os.PathLike[str], data: bytes, *, backup: str | None = None) -> None:
     """Replace `path` with `data` atomically."""
     with atomic_writer(path, backup=backup) as stream:
         stream.write(data)
+
+
+def write_new(
+    path: str, data: bytes, *, folders: set[Path] | None = None, sync: bool = True
+) -> None:
+    """Write `data` as the file `path` atomically: `atomic_writer` with one write.
+
+    Where the file is new, as every output of a run into an empty folder is, it is written
+    unnamed and linked into place with a few system calls and no file object (a run writes
+    thousands); any other case (a file to replace, a symbolic link, a compressed name, a file
+    system without unnamed files or links) goes through `atomic_writer`, as does every failure
+    before the file takes its name.
+
+    Raises:
+        OSError: the file could not be written.
+    """
+    head = os.path.dirname(path) or os.curdir
+    parent = _PARENTS.get(head)
+    if parent is None:
+        if len(_PARENTS) >= 10_000:
+            _PARENTS.clear()
+        parent = _PARENTS[head] = Path(head)
+    fd = -1
+    if _unnamed[0] and not path.lower().endswith(".gz"):
+        if folders is None or parent not in folders:  # else written to already: it exists
+            parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(OSError):  # `atomic_writer` says why
+            fd, temp = _create_temporary(head, os.path.basename(path))
+            if temp is not None:  # a named one after all: `atomic_writer` handles those
+                os.close(fd)
+                fd = -1
+                os.unlink(temp)
+    if fd >= 0:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            if sync:
+                os.fsync(fd)
+            _link(fd, path)
+        except OSError:  # the name is taken, or no links here: the general way
+            pass
+        else:
+            if not sync:
+                _flush_later(fd)
+            _placed_in(parent, folders, sync)
+            return
+        finally:
+            os.close(fd)
+    with atomic_writer(path, folders=folders, sync=sync) as stream:
+        stream.write(data)
+
+
+_PARENTS: dict[str, Path] = {}
+"""The folder of each file `write_new` wrote, as a `Path` (made once: files share folders)."""

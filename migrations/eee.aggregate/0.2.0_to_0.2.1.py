@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import Any
 
 from evalreg import Param, StepContext
-from evalreg.stepkit import as_text, at, carry, clone, insert_after, strings_only, to_text
+from evalreg.stepkit import as_text, at, carry, insert_after, strings_only, to_text, writable
 
 FROM = "0.2.0"
 TO = "0.2.1"
@@ -100,7 +100,8 @@ def _source_data(source: Any, ctx: StepContext, where: str) -> None:
     if isinstance(sample_ids, list):
         ids = where + "/sample_ids"
         source["sample_ids"] = [
-            to_text(item, ctx, f"{ids}/{i}") for i, item in enumerate(sample_ids)
+            item if isinstance(item, str) else to_text(item, ctx, f"{ids}/{i}")
+            for i, item in enumerate(sample_ids)
         ]
 
 
@@ -207,8 +208,8 @@ def _with_eval_library(out: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
 
 
 def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
-    """Return `record` at 0.2.1 without changing it."""
-    out = clone(record)
+    """Return `record` at 0.2.1 (changed in place where the engine hands it over)."""
+    out = writable(record, ctx)
     out["schema_version"] = TO
     metadata = out.get("source_metadata")
     if isinstance(metadata, dict):

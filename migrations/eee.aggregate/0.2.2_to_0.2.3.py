@@ -30,7 +30,7 @@ import re
 from typing import Any
 
 from evalreg import Param, StepContext
-from evalreg.stepkit import at, carry, clone, to_pointer
+from evalreg.stepkit import at, carry, writable
 
 FROM = "0.2.2"
 TO = "0.2.3"
@@ -93,7 +93,7 @@ def _model_info(
         if key in details and details[key] in allowed:
             continue
         value = "unknown" if chosen is None else chosen[key]
-        place = where + to_pointer(("additional_details", key))
+        place = f"{where}/additional_details/{key}"  # keys of `_ENUMS`: nothing to escape
         if key in details:
             ctx.lose(
                 place, f"{details[key]!r} is not one of {', '.join(allowed)}; replaced by {value!r}"
@@ -200,15 +200,15 @@ def _relocate(detailed: dict[str, Any], new_path: str, ctx: StepContext) -> None
 
 
 def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
-    """Return `record` at 0.2.3 without changing it."""
+    """Return `record` at 0.2.3 (changed in place where the engine hands it over)."""
     chosen = {name: _choice(ctx, name) for name in _ENUMS}
-    out = clone(record)
+    out = writable(record, ctx)
     out["schema_version"] = TO
     _model_info(out.get("model_info"), "/model_info", chosen, ctx)
     results = out.get("evaluation_results")
     for index, result in enumerate(results if isinstance(results, list) else []):
         if isinstance(result, dict):
-            where = to_pointer(("evaluation_results", index, "metric_config"))
+            where = f"/evaluation_results/{index}/metric_config"
             _metric_config(result.get("metric_config"), where, ctx)
     _detailed_results(out, ctx)
     return out

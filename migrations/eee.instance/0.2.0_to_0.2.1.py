@@ -21,7 +21,8 @@
 - `sample_hash`, `input.formatted`, `input.choices`, `num_turns`, `tool_calls_count` and the
   `token_usage` counts only accept more in 0.2.1 (null); nothing to change.
 
-Only the objects and arrays on the way to a changed value are copied; the rest is shared.
+Only the objects and arrays on the way to a changed value are copied (and the top level, unless
+the engine hands the record over); the rest is shared.
 """
 
 from __future__ import annotations
@@ -176,8 +177,8 @@ def _renamed(out: dict[str, Any]) -> dict[str, Any]:
 
 
 def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
-    """Return `record` at 0.2.1 without changing it."""
-    out = dict(record)
+    """Return `record` at 0.2.1 (changed in place where the engine hands it over)."""
+    out = record if ctx.owned else dict(record)
     out["schema_version"] = TO
     _metadata(out, ctx)
     if "interactions" in out:

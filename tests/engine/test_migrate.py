@@ -10,8 +10,10 @@ from hypothesis import strategies as st
 
 import evalreg
 from evalreg import Param, StepContext
+from evalreg.engine.migrate import migrate_record
 from evalreg.engine.steps import StepModule, StepSet, check_params, parse_params
 from evalreg.errors import NoMigrationPathError, ParameterError, RegistryError
+from evalreg.io.codec import clone
 
 # -- the planner, on fake steps ---------------------------------------------------------------
 
@@ -373,7 +375,7 @@ def test_step_context_records_notes() -> None:
     assert Param("a", "help").default is None
 
 
-# -- relabels in a row run as one ---------------------------------------------------------------
+# -- relabels in a row: one chain, whatever is validated ---------------------------------------
 
 RELABEL_MANIFEST = """\
 name: acme.tag
@@ -420,43 +422,35 @@ def test_relabels_in_a_row_give_what_the_steps_one_by_one_give(
 
     registry = _relabel_registry(make_registry_dir, pointer)
     route = _Route.find(registry, "acme.tag", "1", "4")
-    assert [m.names for m in route.moves] == [("1 -> 2", "2 -> 3", "3 -> 4")]
-    assert len(route.each) == 3
+    assert [r.name for r in route.runs] == ["1 -> 2", "2 -> 3", "3 -> 4"]
 
     @given(record=RECORDS_TO_TAG)
     def check(record: dict[str, Any]) -> None:
-        fused = registry.migrate(record, "4", family="acme.tag")
+        final = registry.migrate(record, "4", family="acme.tag")
         stepwise = registry.migrate(record, "4", family="acme.tag", validate="each")
+        in_place = migrate_record(
+            registry, clone(record), "4", family="acme.tag", copy_input=False, reread=dict
+        )
         by_hand = record
         for version in ("2", "3", "4"):
             by_hand = registry.migrate(by_hand, version, family="acme.tag").record
-        assert fused.steps == stepwise.steps == ("1 -> 2", "2 -> 3", "3 -> 4")
-        assert fused.record == stepwise.record == by_hand
-        assert list(fused.record) == list(by_hand)  # key order too
+        assert final.steps == stepwise.steps == in_place.steps == ("1 -> 2", "2 -> 3", "3 -> 4")
+        assert final.record == stepwise.record == in_place.record == by_hand
+        assert list(final.record) == list(in_place.record) == list(by_hand)  # key order too
 
     check()
 
 
-def test_relabels_of_different_pointers_are_not_fused(registry: evalreg.Registry) -> None:
-    from evalreg.engine.migrate import _fuse, _Move
-    from evalreg.stepkit import relabel
-
-    moves = [
-        _Move(relabel("/a", "2"), ("1 -> 2",), "2"),
-        _Move(relabel("/b", "3"), ("2 -> 3",), "3"),
-        _Move(relabel("/b", "4"), ("3 -> 4",), "4"),
-    ]
-    assert [m.names for m in _fuse(moves)] == [("1 -> 2",), ("2 -> 3", "3 -> 4")]
-
-
-def test_the_eee_instance_chain_runs_its_relabels_as_one(registry: evalreg.Registry) -> None:
+def test_the_eee_instance_chain_runs_every_step_in_every_mode(registry: evalreg.Registry) -> None:
     from evalreg.engine.migrate import _Route
 
     route = _Route.find(registry, "eee.instance", "0.2.0", "latest")
     assert route.target == registry.latest("eee.instance")
-    assert [m.names for m in route.moves] == [
-        ("0.2.0 -> 0.2.1",),
-        ("0.2.1 -> 0.2.2", "0.2.2 -> 0.2.3", "0.2.3 -> 0.3.0"),
+    assert [r.name for r in route.runs] == [
+        "0.2.0 -> 0.2.1",
+        "0.2.1 -> 0.2.2",
+        "0.2.2 -> 0.2.3",
+        "0.2.3 -> 0.3.0",
     ]
     lines = Path(__file__).parents[1] / "eee_records" / "eee.instance" / "0.2.0" / "samples.jsonl"
     for line in lines.read_text(encoding="utf-8").splitlines():
