@@ -9,9 +9,7 @@ and come back in order, the same rows as one process makes. Needs pyarrow (the `
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import gc
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
@@ -397,7 +395,7 @@ def table_unit(registry: Registry, unit: parallel.Unit, options: TableOptions) -
     problems: list[Problem] = []
     sink = pa.BufferOutputStream()
     rows = _rows(spec, options.batch_rows)
-    with pa.ipc.new_stream(sink, spec.schema) as writer, _collector_paused():
+    with pa.ipc.new_stream(sink, spec.schema) as writer, parallel.collector_paused():
         for part in unit:
             for event in _made(_part_outcomes(registry, part, options, lines), rows):
                 if isinstance(event, Problem):
@@ -406,20 +404,6 @@ def table_unit(registry: Registry, unit: parallel.Unit, options: TableOptions) -
                     writer.write_batch(event)
     data = sink.getvalue().to_pybytes()
     return UnitTable(data, tuple(problems), tuple(lines), rows.records, rows.rows)
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause Python's cycle collector while records become rows: they hold no cycles (what
-    they allocate is freed as it goes), and its passes over the many objects made cost a sixth
-    of the run."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def _shift_lines(batch: pa.RecordBatch, offset: int) -> pa.RecordBatch:
@@ -467,7 +451,7 @@ def table_events(
             params=options.params,
             allow_loss=options.allow_loss,
         )
-        with parallel.frozen(), _collector_paused():
+        with parallel.frozen(), parallel.collector_paused():
             yield from _made(found, rows)
         return
     results = parallel.imap(table_unit, units, registry, jobs, (options,), runner=runner)
