@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
 
 import evalreg
 from evalreg import StepContext
@@ -32,6 +31,7 @@ from tests.engine.test_step_notes import (
     SLOW,
     _moves,
     _sources,
+    for_generated_records,
 )
 
 
@@ -95,32 +95,14 @@ def _route_three_ways(record: Any) -> None:
     "source", [s for s in _sources() if s[0] not in SLOW], ids=lambda s: f"{s[0]} {s[1]}"
 )
 def test_generated_records_give_the_same_in_place(source: tuple[str, str]) -> None:
-    from evalreg.publish.check.generate import record_strategy
-
-    family, version = source
     moves = [m for m in _moves() if (m.module.family, m.source) == source]
-    validator = REGISTRY.validator(family, version)
 
-    @settings(
-        max_examples=QUICK_EXAMPLES,
-        deadline=None,
-        database=None,
-        derandomize=True,
-        suppress_health_check=list(HealthCheck),
-        phases=(Phase.explicit, Phase.generate, Phase.shrink),
-    )
-    @given(record_strategy(REGISTRY, family, version))
-    def check(generated: Any) -> None:
-        record = _set_marker(REGISTRY, family, generated, generated, version)
-        if not validator.is_valid(record):
-            record = generated
-        if not validator.is_valid(record):
-            return
+    def check(record: Any) -> None:
         for move in moves:
             _step_both_ways(move, record)
         _route_three_ways(record)
 
-    check()
+    for_generated_records(source, QUICK_EXAMPLES, check)
 
 
 def test_example_records_give_the_same_in_place() -> None:

@@ -11,7 +11,7 @@ fails the test with the record and the change.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -101,10 +101,24 @@ def test_generated_records_in_full(source: tuple[str, str]) -> None:
 
 
 def _check_generated(source: tuple[str, str], examples: int) -> None:
+    moves = [m for m in _moves() if (m.module.family, m.source) == source]
+
+    def check(record: Any) -> None:
+        for move in moves:
+            problems = _run(REGISTRY, move, record)
+            assert not problems, (move.name, problems, json.dumps(record, default=str)[:2000])
+
+    for_generated_records(source, examples, check)
+
+
+def for_generated_records(
+    source: tuple[str, str], examples: int, check: Callable[[Any], None]
+) -> None:
+    """Run `check` on `examples` records generated from the schema of `source` (family,
+    version) that are valid there, the family's version marker set where the schema has one."""
     from evalreg.publish.check.generate import record_strategy
 
     family, version = source
-    moves = [m for m in _moves() if (m.module.family, m.source) == source]
     validator = REGISTRY.validator(family, version)
 
     @settings(
@@ -116,17 +130,14 @@ def _check_generated(source: tuple[str, str], examples: int) -> None:
         phases=(Phase.explicit, Phase.generate, Phase.shrink),
     )
     @given(record_strategy(REGISTRY, family, version))
-    def check(generated: Any) -> None:
+    def run(generated: Any) -> None:
         record = _set_marker(REGISTRY, family, generated, generated, version)
         if not validator.is_valid(record):
             record = generated
-        if not validator.is_valid(record):
-            return
-        for move in moves:
-            problems = _run(REGISTRY, move, record)
-            assert not problems, (move.name, problems, json.dumps(record, default=str)[:2000])
+        if validator.is_valid(record):
+            check(record)
 
-    check()
+    run()
 
 
 def _example_files() -> Iterator[Path]:
