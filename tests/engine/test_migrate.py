@@ -457,10 +457,10 @@ def test_the_eee_instance_chain_runs_every_step_in_every_mode(registry: evalreg.
         if not line.strip():
             continue
         record = json.loads(line)
-        fused = registry.migrate(record, "latest")
+        final = registry.migrate(record, "latest")
         stepwise = registry.migrate(record, "latest", validate="each")
-        assert fused.status == stepwise.status == "migrated"
-        assert (fused.record, fused.steps, fused.notes) == (
+        assert final.status == stepwise.status == "migrated"
+        assert (final.record, final.steps, final.notes) == (
             stepwise.record,
             stepwise.steps,
             stepwise.notes,
