@@ -237,9 +237,13 @@ def audit(before: Any, after: Any, notes: Iterable[Note], ignore: Iterable[str] 
     used: set[str] = set()
     found = Audit()
     for pointer, value in leaves(after):
-        if pointer in skip or _under(pointer, tracer.covered_out):
+        if pointer in skip:
             continue
         origin = tracer.trace(pointer)
+        if _under(pointer, tracer.covered_out):
+            if origin in in_leaves and same(in_leaves[origin], value):
+                used.add(origin)  # moved into a container the step added: not removed
+            continue
         if origin in in_leaves and same(in_leaves[origin], value):
             used.add(origin)
             continue

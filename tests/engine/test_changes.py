@@ -121,3 +121,20 @@ def test_a_conversion_inside_a_moved_value_needs_both_notes() -> None:
 
     assert _audit(before, after, moved_only) == ['unreported ~ /details/seed: 42 -> "42"']
     assert _audit(before, after, both) == []
+
+
+def test_a_value_moved_into_a_container_the_step_added_is_not_removed() -> None:
+    before = {"args": {"seed": "1", "0": "x"}}
+    after: dict[str, Any] = {"args": {}, "details": {"seed": "1", "0": "x"}}
+
+    def report(ctx: StepContext) -> None:
+        ctx.added("/details", {}, "derived", "to hold args")
+        ctx.moved("/args/seed", "/details/seed")
+        ctx.moved("/args/0", "/details/0")
+
+    def report_one_move_less(ctx: StepContext) -> None:
+        report(ctx)
+        ctx.notes.pop()
+
+    assert _audit(before, after, report) == []
+    assert _audit(before, after, report_one_move_less) == ['unreported - /args/0 = "x"']
