@@ -57,27 +57,11 @@ def layout_problems(
     system cannot hold, a file name that does not match `name` (written as `name_form`;
     `why_not_named` maps a pattern, searched in the name, to the first reason that applies).
     """
-    parts = path.split("/")
-    if root not in parts[:-1]:
+    folder, _, file_name = path.rpartition("/")
+    placed = _folder_problems(folder, root, tuple(folders))
+    if placed is None:
         return []
-    below = parts[len(parts) - 1 - parts[-2::-1].index(root) :]
-    shown = "/".join(f"<{f}>" for f in folders)
-    found: list[str] = []
-    if len(below) - 1 != len(folders):
-        count = len(below) - 1
-        folder_word = "folder" if count == 1 else "folders"
-        inside = "/".join(below[:-1])
-        found.append(
-            f"the file is {count} {folder_word} below {root}/"
-            + (f" ({inside})" if inside else "")
-            + f", not {len(folders)} ({shown})"
-        )
-    else:
-        for label, part in zip(folders, below[:-1], strict=True):
-            reason = unportable(part)
-            if reason is not None:
-                found.append(f"the {label} folder {part!r} {reason}")
-    file_name = below[-1]
+    found = list(placed)
     if not name.fullmatch(file_name):
         reason = next(
             (
@@ -90,3 +74,30 @@ def layout_problems(
         detail = f": {reason}" if reason else ""
         found.append(f"the file name {file_name!r} is not {name_form}{detail}")
     return found
+
+
+@lru_cache(maxsize=4096)
+def _folder_problems(folder: str, root: str, folders: tuple[str, ...]) -> tuple[str, ...] | None:
+    """Return what is wrong with the folders of a file in `folder` (see `layout_problems`), or
+    None where no folder is named `root`: worked out once a folder, which a datastore's files
+    share by the thousand."""
+    parts = folder.split("/")
+    if root not in parts:
+        return None
+    below = parts[len(parts) - parts[::-1].index(root) :]
+    if len(below) != len(folders):
+        count = len(below)
+        folder_word = "folder" if count == 1 else "folders"
+        inside = "/".join(below)
+        shown = "/".join(f"<{f}>" for f in folders)
+        return (
+            f"the file is {count} {folder_word} below {root}/"
+            + (f" ({inside})" if inside else "")
+            + f", not {len(folders)} ({shown})",
+        )
+    found = []
+    for label, part in zip(folders, below, strict=True):
+        reason = unportable(part)
+        if reason is not None:
+            found.append(f"the {label} folder {part!r} {reason}")
+    return tuple(found)

@@ -9,7 +9,6 @@ a Windows device name, or is `data`. Each finding names the part at fault and wh
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Any
 
 from evalreg.rulekit import layout_problems
@@ -30,24 +29,9 @@ WHY = {
 }
 
 
-_NAMED = "00000000-0000-4000-8000-000000000000.json"
-"""A file name of the layout: with it, a folder's problems are those of every file so named."""
-
-
-@lru_cache(maxsize=4096)
-def _folder_problems(folder: str) -> tuple[str, ...]:
-    """Return the problems of a well-named file in `folder` (the same for each of them)."""
-    return tuple(layout_problems(f"{folder}/{_NAMED}", "data", FOLDERS, NAME, "<uuid4>.json", WHY))
-
-
 def check(record: Any, ctx: Any) -> None:
     if ctx.path is None:
         return
     path = ctx.path.replace("\\", "/")
-    folder, slash, name = path.rpartition("/")
-    if slash and NAME.fullmatch(name):
-        problems: Any = _folder_problems(folder)  # a datastore's files share a few folders
-    else:
-        problems = layout_problems(path, "data", FOLDERS, NAME, "<uuid4>.json", WHY)
-    for problem in problems:
+    for problem in layout_problems(path, "data", FOLDERS, NAME, "<uuid4>.json", WHY):
         ctx.report("", f"{problem} (an aggregate lives at {LAYOUT})")

@@ -10,7 +10,6 @@ finding names the part at fault and why (that the aggregate is there is `eee.com
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Any
 
 from evalreg.rulekit import layout_problems
@@ -33,25 +32,9 @@ WHY = {
 }
 
 
-_NAMED = "00000000-0000-4000-8000-000000000000_samples.jsonl"
-"""A file name of the layout: with it, a folder's problems are those of every file so named."""
-
-
-@lru_cache(maxsize=4096)
-def _folder_problems(folder: str) -> tuple[str, ...]:
-    """Return the problems of a well-named file in `folder` (the same for each of them)."""
-    form = "<uuid4>_samples.jsonl"
-    return tuple(layout_problems(f"{folder}/{_NAMED}", "data", FOLDERS, NAME, form, WHY))
-
-
 def check(record: Any, ctx: Any) -> None:
     if ctx.path is None:
         return
     path = ctx.path.replace("\\", "/")
-    folder, slash, name = path.rpartition("/")
-    if slash and NAME.fullmatch(name):
-        problems: Any = _folder_problems(folder)  # a datastore's files share a few folders
-    else:
-        problems = layout_problems(path, "data", FOLDERS, NAME, "<uuid4>_samples.jsonl", WHY)
-    for problem in problems:
+    for problem in layout_problems(path, "data", FOLDERS, NAME, "<uuid4>_samples.jsonl", WHY):
         ctx.report("", f"{problem} (a samples file lives at {LAYOUT})")

@@ -1,10 +1,12 @@
-"""The datastore layout rules judge each folder once: their findings are those of the whole path."""
+"""The datastore layout rules judge each folder once (`rulekit.layout_problems`, the model and
+companion rules): their findings are those of the whole path."""
 
 from __future__ import annotations
 
 import importlib.util
 import itertools
 import os
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -13,7 +15,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalreg.rulekit import layout_problems
+from evalreg.rulekit import layout_problems, unportable
 
 RULES = Path(__file__).parents[2] / "rules"
 UUID = "5b0c2e7a-91d4-4f3e-a6b8-2d7c9e1f0a34"
@@ -48,6 +50,35 @@ NAME = st.sampled_from(
 PATHS = st.builds(lambda parts, name: "/".join([*parts, name]), st.lists(PART, max_size=6), NAME)
 
 
+def _layout(path: str, folders: Any, name: Any, name_form: str, why: dict[str, str]) -> list[str]:
+    """`rulekit.layout_problems` under `data` as it was written first: every part of the path
+    at each call."""
+    parts = path.split("/")
+    if "data" not in parts[:-1]:
+        return []
+    below = parts[len(parts) - 1 - parts[-2::-1].index("data") :]
+    shown = "/".join(f"<{f}>" for f in folders)
+    found: list[str] = []
+    if len(below) - 1 != len(folders):
+        count = len(below) - 1
+        inside = "/".join(below[:-1])
+        found.append(
+            f"the file is {count} {'folder' if count == 1 else 'folders'} below data/"
+            + (f" ({inside})" if inside else "")
+            + f", not {len(folders)} ({shown})"
+        )
+    else:
+        for label, part in zip(folders, below[:-1], strict=True):
+            reason = unportable(part)
+            if reason is not None:
+                found.append(f"the {label} folder {part!r} {reason}")
+    if not name.fullmatch(below[-1]):
+        reason = next((w for p, w in why.items() if re.search(p, below[-1])), None)
+        detail = f": {reason}" if reason else ""
+        found.append(f"the file name {below[-1]!r} is not {name_form}{detail}")
+    return found
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.lists(PATHS, min_size=1, max_size=6))
 def test_layout_findings_are_those_of_the_whole_path(paths: list[str]) -> None:
@@ -56,10 +87,11 @@ def test_layout_findings_are_those_of_the_whole_path(paths: list[str]) -> None:
         ("eee.instance", "<uuid4>_samples.jsonl", "a samples file lives at"),
     ):
         rule = LAYOUTS[family]
-        for path in [*paths, *paths]:  # the second time from what the rule keeps
+        for path in [*paths, *paths]:  # the second time from what is kept of the folder
             ctx = _Context(path)
             rule.check({}, ctx)
-            whole = layout_problems(path, "data", rule.FOLDERS, rule.NAME, form, rule.WHY)
+            whole = _layout(path, rule.FOLDERS, rule.NAME, form, rule.WHY)
+            assert layout_problems(path, "data", rule.FOLDERS, rule.NAME, form, rule.WHY) == whole
             assert ctx.reported == [("", f"{p} ({lives} {rule.LAYOUT})") for p in whole]
 
 
