@@ -35,8 +35,7 @@ class NoteCounts:
         kinds = self.kinds
         for note in notes:
             kinds[note.kind] = kinds.get(note.kind, 0) + records
-            if note.origin == "placeholder":
-                placeholders += 1
+            placeholders += note.placeholder
         if placeholders:
             self.placeholders += placeholders * records
             self.records_with_placeholders += records

@@ -203,16 +203,7 @@ def run_rule_code(function: Callable[..., Any], *args: Any) -> tuple[Any, str | 
             return function(*args), None
         except BaseException as err:
             return None, _failed(err)
-    saved = sys.stdout
-    if saved is _printed:  # held already (`hold_stdout`): caught, and no swap to undo
-        try:
-            value = function(*args)
-        except BaseException as err:
-            _printed.parts.clear()
-            return None, _failed(err)
-        if _printed.parts:
-            return value, f"the rule wrote to standard output: {cut_repr(_printed.take(), 200)}"
-        return value, None
+    saved = sys.stdout  # `_printed` itself where `hold_stdout` holds it: nothing to swap
     sys.stdout = _printed
     try:
         value = function(*args)

@@ -149,14 +149,13 @@ class StepContext:
     def param(self, pointer: str, name: str, value: Any, detail: str = "") -> None:
         """Report `value`, taken from parameter `name`, put at `pointer`."""
         origin = self.origin(name)
-        if detail:
-            pass
-        elif origin == "placeholder":
-            detail = f"the record does not say; give it with --set {name}=VALUE"
-        elif origin == "parameter":
-            detail = f"--set {name}"
-        else:
-            detail = f"the default of parameter {name}"
+        if not detail:  # only the one it uses is built: a step reports many
+            if origin == "placeholder":
+                detail = f"the record does not say; give it with --set {name}=VALUE"
+            elif origin == "parameter":
+                detail = f"--set {name}"
+            else:
+                detail = f"the default of parameter {name}"
         self.added(pointer, value, origin, detail)
 
     def converted(
