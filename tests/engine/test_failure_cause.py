@@ -37,6 +37,20 @@ def _step(source: str, target: str, body: str) -> dict[str, str]:
     return {f"{source}_to_{target}.py": code}
 
 
+def demo_registry(make_registry_dir: RegistryFactory, steps: dict[str, str]) -> evalreg.Registry:
+    """Return a registry of `demo.score` at versions 1, 2 and 3 (`_schema`) with `steps`."""
+    root = make_registry_dir(
+        {
+            "demo.score": {
+                "manifest": DEMO_MANIFEST,
+                "schemas": {"1": _schema(), "2": _schema(), "3": _schema()},
+                "steps": steps,
+            }
+        }
+    )
+    return evalreg.load_registry([root], builtin=False, verify=False)
+
+
 @pytest.fixture
 def demo(make_registry_dir: RegistryFactory) -> evalreg.Registry:
     """1 -> 2 puts a number where 2 wants a text; 2 -> 3 passes it on, or reads it as text."""
@@ -49,16 +63,7 @@ def demo(make_registry_dir: RegistryFactory) -> evalreg.Registry:
             'if record.get("name") == "read" else dict(record)',
         ),
     }
-    root = make_registry_dir(
-        {
-            "demo.score": {
-                "manifest": DEMO_MANIFEST,
-                "schemas": {"1": _schema(), "2": _schema(), "3": _schema()},
-                "steps": steps,
-            }
-        }
-    )
-    return evalreg.load_registry([root], builtin=False, verify=False)
+    return demo_registry(make_registry_dir, steps)
 
 
 def test_the_step_whose_result_went_wrong_is_named_not_the_last(demo: evalreg.Registry) -> None:

@@ -21,8 +21,8 @@ from evalreg.batch.migrate_file import MigrateOptions, RecordMigration, migrate_
 from evalreg.engine.migrate import MigrationResult, _set_marker, migrate_record
 from evalreg.errors import EvalregError
 from evalreg.io.codec import clone, dumps
-from tests.conftest import DEMO_MANIFEST, RegistryFactory
-from tests.engine.test_failure_cause import _schema
+from tests.conftest import RegistryFactory
+from tests.engine.test_failure_cause import demo_registry
 from tests.engine.test_step_notes import (
     EXAMPLE_RECORDS,
     PARAMS,
@@ -139,16 +139,7 @@ def demo(make_registry_dir: RegistryFactory) -> evalreg.Registry:
         "1_to_2.py": IN_PLACE_STEP,
         "2_to_3.py": 'FROM = "2"\nTO = "3"\n\ndef upgrade(record, ctx):\n    return record\n',
     }
-    root = make_registry_dir(
-        {
-            "demo.score": {
-                "manifest": DEMO_MANIFEST,
-                "schemas": {"1": _schema(), "2": _schema(), "3": _schema()},
-                "steps": steps,
-            }
-        }
-    )
-    return evalreg.load_registry([root], builtin=False, verify=False)
+    return demo_registry(make_registry_dir, steps)
 
 
 def test_a_record_failed_in_place_names_its_cause_and_stays_as_it_was(
