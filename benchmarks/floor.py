@@ -2,10 +2,14 @@
 
     python benchmarks/floor.py parse PATH            # PATH: a directory of JSON files, or JSONL
     python benchmarks/floor.py rewrite PATH OUT      # also orjson.dumps and write every record
+    python benchmarks/floor.py check SCHEMA PATH     # parse, re-encode, jsonschema-rs is_valid
     python benchmarks/floor.py spin UNITS JOBS       # pure-Python work in JOBS processes
 
 Directories are walked like `evalreg` walks them (sorted, hidden names skipped, `*.json` files);
 `rewrite` mirrors the tree under OUT (indented, as the files were) or writes one JSONL file.
+`check` is the least a validator built like evalreg does per record: parse, re-encode to prove
+the text canonical (no key named twice, every number as written), and ask jsonschema-rs whether
+the record is valid against SCHEMA (a schema that refers only into itself).
 `spin` measures the machine rather than the input: how much faster equal, independent pieces of
 pure-Python work get done by JOBS processes than by one, the most any `--jobs` can gain here.
 """
@@ -46,6 +50,30 @@ def parse(path: str) -> int:
     with open(path, "rb") as stream:
         for line in stream:
             _loads(line)
+            count += 1
+    return count
+
+
+def check(schema: str, path: str) -> int:
+    """Parse, re-encode and validate every record with jsonschema-rs; return how many."""
+    import jsonschema_rs
+
+    with open(schema, "rb") as stream:
+        is_valid = jsonschema_rs.validator_for(orjson.loads(stream.read())).is_valid
+    count = 0
+    if os.path.isdir(path):
+        for name in _files(path):
+            with open(name, "rb") as stream:
+                record = _loads(stream.read())
+            orjson.dumps(record, option=orjson.OPT_INDENT_2)
+            is_valid(record)
+            count += 1
+        return count
+    with open(path, "rb") as stream:
+        for line in stream:
+            record = _loads(line)
+            orjson.dumps(record)
+            is_valid(record)
             count += 1
     return count
 
@@ -99,4 +127,4 @@ if __name__ == "__main__":
     if mode == "spin":
         print(spin(int(args[0]), int(args[1])))
     else:
-        print(parse(*args) if mode == "parse" else rewrite(*args))
+        print({"parse": parse, "check": check, "rewrite": rewrite}[mode](*args))

@@ -62,6 +62,7 @@ ENV = {
 }
 """The environment of every command timed: that of a usual installation."""
 AGGREGATE_SCHEMA = ROOT / "schemas" / "eee.aggregate" / "0.2.0.schema.json"
+INSTANCE_SCHEMA = ROOT / "schemas" / "eee.instance" / "0.2.0.schema.json"
 
 
 @dataclass(frozen=True)
@@ -480,14 +481,15 @@ class Bench:
 def validate_section(bench: Bench) -> None:
     """Validate with rules (1 job, all cores) and without, against the parse floor."""
     paths, sizes, report = bench.paths, bench.sizes, bench.report
-    for key, records, label in (
-        ("aggregates", sizes.aggregates, "validate aggregate dir"),
-        ("lines", sizes.lines, "validate instance JSONL"),
+    for key, records, label, schema in (
+        ("aggregates", sizes.aggregates, "validate aggregate dir", AGGREGATE_SCHEMA),
+        ("lines", sizes.lines, "validate instance JSONL", INSTANCE_SCHEMA),
     ):
         target, warm = str(paths[key]), _warm(paths[key])
-        floor, one, all_cores, bare = bench.timed(
+        floor, least, one, all_cores, bare = bench.timed(
             [
                 Job([*FLOOR, "parse", target], before=warm),
+                Job([*FLOOR, "check", str(schema), target], before=warm),
                 Job([*EVALREG, "validate", "--jobs", "1", target], before=warm),
                 Job([*EVALREG, "validate", "--jobs", str(bench.cores), target], before=warm),
                 Job([*EVALREG, "validate", "--no-rules", "--jobs", "1", target], before=warm),
@@ -499,8 +501,15 @@ def validate_section(bench: Bench) -> None:
             Row(f"{label}, {bench.many}", records, bench.size(key), all_cores, floor),
         )
         no_rules = Row(f"{label}, --no-rules, --jobs 1", records, bench.size(key), bare, floor)
+        checked = Row(f"{label}, the check floor", records, bench.size(key), least, floor)
         bench.validated.append(rows)
-        report.rows += [*rows, no_rules]
+        report.rows += [*rows, no_rules, checked]
+        report.notes.append(
+            f"{label}: the check floor (parse, re-encode, jsonschema-rs; floor.py check) is "
+            f"{checked.ratio:.2f}x the parse floor; against it, validate --no-rules is "
+            f"{bare.seconds / least.seconds:.2f}x and validate with rules "
+            f"{one.seconds / least.seconds:.2f}x"
+        )
         report.target(f"{label}, 1 job / parse floor", rows[0].ratio, 2, "x", below=True)
         report.target(
             f"{label}, --no-rules, 1 job / parse floor", no_rules.ratio, 1.7, "x", below=True
