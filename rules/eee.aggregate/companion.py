@@ -85,7 +85,12 @@ class Collector:
 
 def relative(path: str) -> str | None:
     """Return `path` from its nearest `data` folder on (`data/c/d/m/x.json`), or None."""
-    normal = os.path.normpath(path).replace(os.sep, "/")
+    return _relative(os.path.normpath(path))
+
+
+def _relative(normal: str) -> str | None:
+    """`relative` of a path normalised already (the pairing's paths are)."""
+    normal = normal.replace(os.sep, "/")
     folder, slash, name = normal.rpartition("/")
     if slash and name != "data":
         base = _from_data(folder)  # a datastore's files share a few folders
@@ -172,7 +177,7 @@ class _Pairing:
             return
         if not isinstance(detailed, dict):
             return  # the schema says what is wrong with it
-        rel = relative(samples_path)
+        rel = _relative(samples_path)
         file_path = detailed.get("file_path")
         if rel is not None and (not isinstance(file_path, str) or file_path.strip() != rel):
             self.report(
@@ -241,7 +246,7 @@ class _Pairing:
             self.report([path], "", aggregate)
             return
         detailed = aggregate.detailed
-        rel = relative(path)
+        rel = _relative(path)
         if not isinstance(detailed, dict) or (
             rel is not None and str(detailed.get("file_path", "")).strip() != rel
         ):
@@ -253,10 +258,10 @@ class _Pairing:
 def finish(summaries: list[tuple[str, Any]], ctx: Any) -> None:
     pairing = _Pairing(summaries, ctx)
     for path, aggregate in pairing.aggregates.items():
-        if path.endswith(".json") and relative(path) is not None:
+        if path.endswith(".json") and _relative(path) is not None:
             pairing.check_aggregate(path, aggregate, path[: -len(".json")] + _SUFFIX)
     for path, samples in pairing.samples.items():
-        if not path.endswith(_SUFFIX) or relative(path) is None:
+        if not path.endswith(_SUFFIX) or _relative(path) is None:
             continue
         if path[: -len(_SUFFIX)] + ".json" not in pairing.aggregates:
             pairing.check_orphan(path, samples)
