@@ -834,7 +834,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark; return 1 when a target is missed (0 with --quick)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small inputs, one run each")
-    parser.add_argument("--data", type=Path, default=HERE / "data", help="where the inputs go")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=None,
+        help="where the inputs go (default benchmarks/data, benchmarks/data-quick with --quick: "
+        "a smoke run leaves the full inputs as they are)",
+    )
     parser.add_argument("--repeat", type=int, default=None, help="runs per figure (best kept)")
     parser.add_argument(
         "--idle",
@@ -870,7 +876,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     quiet = args.quick or args.clock == "cpu"
     idle = args.idle if args.idle is not None else 0.0 if quiet else IDLE_TIMEOUT
-    report = benchmark(args.data, sizes, repeat, cores or 1, idle, only, (args.eee, args.eee_data))
+    data = args.data or HERE / ("data-quick" if args.quick else "data")
+    report = benchmark(data, sizes, repeat, cores or 1, idle, only, (args.eee, args.eee_data))
     print(
         f"\n{sys.platform}, {cores} cores, Python {sys.version.split()[0]}, best of {repeat}, "
         f"ratios by {'CPU time (user + system)' if args.clock == 'cpu' else 'wall clock'}\n"
