@@ -2,7 +2,10 @@
 
 Two validators back each schema: a compiled `jsonschema-rs` validator answers "is it valid?"
 quickly, and the reference `jsonschema` implementation explains invalid records (the most
-relevant problem first). Where the two disagree, the reference implementation wins. Every
+relevant problem first). Where the two disagree, the reference implementation wins. A record
+that breaks only simple keywords (a type, a required property, a bound...) is explained from
+jsonschema-rs's own errors, worded and ordered as the reference would (`plainerrors`), without
+importing `jsonschema`. Every
 explanation comes from `explain`, whichever validator found the record invalid: an `anyOf` or
 `oneOf` that no branch satisfies is explained by the closest branch's own problems. Both match a
 schema's patterns in linear time: jsonschema-rs by itself, the reference through RE2
@@ -11,14 +14,17 @@ schema's patterns in linear time: jsonschema-rs by itself, the reference through
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import jsonschema_rs
 
+from evalreg.engine.plainerrors import Plain, reword
 from evalreg.errors import RegistryError, one_line
 from evalreg.io.pointer import to_pointer
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     import jsonschema.protocols
@@ -63,7 +69,7 @@ def _short(value: Any) -> str:
     return text if len(text) <= _MAX_VALUE_TEXT else text[: _MAX_VALUE_TEXT - 3] + "..."
 
 
-def _message(error: ValidationError) -> str:
+def _message(error: ValidationError | Plain) -> str:
     message = str(error.message)
     shown = repr(error.instance)
     if len(shown) > _MAX_VALUE_TEXT and message.startswith(shown):
@@ -173,6 +179,24 @@ def _to_issue(error: ValidationError) -> Issue:
     )
 
 
+def _plain_issue(error: Plain) -> Issue:
+    return Issue(
+        pointer=to_pointer(error.path),
+        message=_message(error),
+        keyword=error.keyword,
+        schema_path=to_pointer(error.schema_path),
+    )
+
+
+def _most_relevant_first(
+    errors: list[T], path: Callable[[T], list[Any]], relevance: Callable[[T], Any]
+) -> list[T]:
+    """Return `errors` by path (each place's in their order), the most relevant one first."""
+    ordered = sorted(errors, key=path)
+    best = max(ordered, key=relevance)
+    return [best, *(error for error in ordered if error is not best)]
+
+
 def _build_rs_registry(registry: BaseRegistry) -> Any:
     """Return one jsonschema-rs registry of every schema, or None if a `$ref` cannot resolve."""
     try:
@@ -247,27 +271,44 @@ class Validator:
         try:
             if self._fast.is_valid(record):
                 return True
+            if self._plain_issues(record) is not None:
+                return False
         except (ValueError, TypeError, OverflowError):
             pass  # a value jsonschema-rs cannot take (NaN, a huge integer): ask the reference
         return bool(self.reference.is_valid(record))
 
     def iter_issues(self, record: Any) -> Iterator[Issue]:
-        """Yield every problem of `record`, the most relevant first (see `explain`)."""
+        """Yield every problem of `record` the reference validator finds, the most relevant
+        first (see `explain`)."""
         found = [e for error in self.reference.iter_errors(record) for e in explain(error)]
+        if found:
+            ordered = _most_relevant_first(found, lambda e: list(e.absolute_path), _relevance)
+            yield from map(_to_issue, ordered)
+
+    def _plain_issues(self, record: Any) -> list[Issue] | None:
+        """Return the problems of a record jsonschema-rs finds invalid, as `iter_issues` gives
+        them, when jsonschema-rs's errors are all plain (see `plainerrors`); else None.
+
+        Raises ValueError, TypeError or OverflowError on a value jsonschema-rs cannot take.
+        """
+        found = reword(self._entry.document, record, self._fast.iter_errors(record))
         if not found:
-            return
-        errors = sorted(found, key=lambda e: list(e.absolute_path))
-        best = max(errors, key=_relevance)
-        yield _to_issue(best)
-        for error in errors:
-            if error is not best:
-                yield _to_issue(error)
+            return None
+        ordered = _most_relevant_first(found, lambda e: e.path, lambda e: -len(e.path))
+        return list(map(_plain_issue, ordered))
 
     def issues(self, record: Any) -> list[Issue]:
         """Return every problem of `record` (empty when valid)."""
-        if self.is_valid(record):
-            return []
-        return list(self.iter_issues(record))
+        try:
+            if self._fast.is_valid(record):
+                return []
+            if (plain := self._plain_issues(record)) is not None:
+                return plain
+        except (ValueError, TypeError, OverflowError):
+            pass  # as in `is_valid`
+        if not self.reference.is_valid(record):
+            return list(self.iter_issues(record))
+        return []
 
 
 def _new_cache(registry: BaseRegistry) -> dict[tuple[str, str], Validator]:

@@ -1,0 +1,213 @@
+"""jsonschema-rs's errors of simple keywords, worded as the reference `jsonschema` words them.
+
+The reference validator explains invalid records (see `validators`), at the cost of importing
+`jsonschema` in every process that meets one. Most invalid records break a simple keyword: a
+value of the wrong type, a required property missing, a number out of range. For those,
+`reword` takes jsonschema-rs's errors and gives what the reference would give, built by the
+rules of jsonschema 4's `_keywords`: the same errors, messages, schema paths, and errors at one
+place in the reference's order (the order of the keywords in their schema, then of the
+`required` list).
+
+It answers only when it can vouch for that: every error is of a keyword of `_WORDED`, reached
+from the root through `properties`, `items`, `prefixItems`, `additionalProperties` and `$ref`s
+into the schema itself; the errors at one place of the record come from one schema object; the
+schema is draft-07 or 2020-12; the record holds only JSON values (no NaN, no tuple). Anything
+else (`anyOf`, `oneOf`, `allOf`, `not`, `if`, formats, `patternProperties`, another document)
+gives None, and the reference explains.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote
+
+from evalreg.io.pointer import MISSING, resolve
+from evalreg.regex import search
+
+Path = list[str | int]
+
+_DRAFT_07 = "http://json-schema.org/draft-07/schema#"
+_DRAFTS = {None, _DRAFT_07, "https://json-schema.org/draft/2020-12/schema"}
+"""The `$schema`s whose rules `reword` follows (both validators take a schema without one as
+2020-12)."""
+_ITEMS = ("items", "prefixItems")
+"""Keywords whose value is a schema, or a list of schemas, for the items of an array."""
+
+
+@dataclass(frozen=True)
+class Plain:
+    """One error, as the reference validator reports it."""
+
+    path: Path
+    """Where the offending value is in the record."""
+    instance: Any
+    """The offending value (the object itself for `required` and `additionalProperties`)."""
+    message: str
+    keyword: str
+    schema_path: Path
+    """Where the keyword is, through the schema's `$ref`s (the `$ref`s themselves left out)."""
+
+
+def _wording(keyword: str, value: Any, instance: Any) -> str | None:
+    """Return the reference's message for a value that breaks `keyword: value`, or None."""
+    if keyword == "type":
+        types = [value] if isinstance(value, str) else value
+        return f"{instance!r} is not of type {', '.join(repr(t) for t in types)}"
+    if keyword == "enum":
+        return f"{instance!r} is not one of {value!r}"
+    if keyword == "const":
+        return f"{value!r} was expected"
+    if keyword in _BOUNDS:
+        return f"{instance!r} is {_BOUNDS[keyword]} {value!r}"
+    if keyword in ("minLength", "minItems"):
+        return f"{instance!r} {'should be non-empty' if value == 1 else 'is too short'}"
+    if keyword in ("maxLength", "maxItems"):
+        return f"{instance!r} {'is expected to be empty' if value == 0 else 'is too long'}"
+    if keyword == "pattern" and isinstance(instance, str) and not search(value, instance):
+        return f"{instance!r} does not match {value!r}"  # not a match for the reference too
+    return None
+
+
+_BOUNDS = {
+    "minimum": "less than the minimum of",
+    "maximum": "greater than the maximum of",
+    "exclusiveMinimum": "less than or equal to the minimum of",
+    "exclusiveMaximum": "greater than or equal to the maximum of",
+}
+_WORDED = {
+    "type",
+    "enum",
+    "const",
+    *_BOUNDS,
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "pattern",
+    "required",
+    "additionalProperties",
+}
+
+
+def _extras(keys: Iterable[str]) -> str:
+    """Return `'a', 'b' were` (or `'a' was`), as jsonschema words a list of properties."""
+    listed = list(keys)
+    return f"{', '.join(repr(key) for key in listed)} {'was' if len(listed) == 1 else 'were'}"
+
+
+def _local(document: Any, ref: Any) -> Any:
+    """Return the schema a `$ref` into `document` itself names, or MISSING."""
+    if not isinstance(ref, str) or not ref.startswith("#") or ref[1:2] not in ("", "/"):
+        return MISSING  # another document, or an anchor
+    try:
+        return resolve(document, unquote(ref[1:]))
+    except ValueError:
+        return MISSING
+
+
+def _locate(document: Any, evaluation: Path, legacy: bool) -> tuple[Any, str, Path] | None:
+    """Return the schema object holding the failing keyword, the keyword, and the reference's
+    schema path, following jsonschema-rs's evaluation path; None off the plain applicators."""
+    node, path, at = document, [], 0
+    while at < len(evaluation) - 1:
+        keyword = evaluation[at]
+        if not isinstance(node, dict) or keyword not in node:
+            return None
+        if legacy and keyword != "$ref" and "$ref" in node:
+            return None  # draft-07 ignores the siblings of `$ref`
+        value = node[keyword]
+        if keyword == "$ref":
+            node, at = _local(document, value), at + 1
+        elif keyword == "properties" or (keyword in _ITEMS and isinstance(value, list)):
+            name = evaluation[at + 1]
+            node, at = value[name], at + 2
+            path += [keyword, name]
+        elif keyword in _ITEMS or keyword == "additionalProperties":
+            node, at = value, at + 1
+            path.append(keyword)
+        else:
+            return None
+        if node is MISSING or (isinstance(node, dict) and "$id" in node):
+            return None  # a `$ref` to nowhere, or a schema with its own base URI
+    keyword = evaluation[-1]
+    if not isinstance(node, dict) or keyword not in node or (legacy and "$ref" in node):
+        return None
+    return node, str(keyword), [*path, keyword]
+
+
+def _plain_values(record: Any) -> bool:
+    """Return whether `record` holds only values jsonschema-rs sees as the reference does:
+    jsonschema-rs takes NaN and the infinities for null, and a tuple for an array."""
+    stack = [record]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            if not all(isinstance(key, str) for key in value):
+                return False
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                return False
+        elif not (value is None or isinstance(value, (str, int))):
+            return False
+    return True
+
+
+def _at(record: Any, path: Path) -> Any:
+    for key in path:
+        record = record[key]
+    return record
+
+
+def reword(document: Any, record: Any, errors: Iterable[Any]) -> list[Plain] | None:
+    """Return the reference's errors for jsonschema-rs's `errors` of `record` against the
+    schema `document`, each place's in the reference's order; None when unsure.
+
+    Raises whatever jsonschema-rs raises on a value it cannot take (ValueError, ...).
+    """
+    draft = document.get("$schema") if isinstance(document, dict) else MISSING
+    if draft not in _DRAFTS or not _plain_values(record):
+        return None
+    found: list[tuple[tuple[int, int], Plain]] = []
+    objects: dict[tuple[str | int, ...], tuple[str | int, ...]] = {}
+    for error in errors:
+        where = _locate(document, list(error.evaluation_path), draft == _DRAFT_07)
+        if where is None or where[1] not in _WORDED or error.kind.name != where[1]:
+            return None
+        node, keyword, schema_path = where
+        path = list(error.instance_path)
+        if objects.setdefault(tuple(path), tuple(error.evaluation_path[:-1])) != tuple(
+            error.evaluation_path[:-1]
+        ):
+            return None  # errors at one place from two schema objects: their order is unsure
+        instance = _at(record, path)
+        value = node[keyword]
+        order = 0
+        if keyword == "required":
+            missing = error.kind.property
+            if not isinstance(value, list) or value.count(missing) != 1 or missing in instance:
+                return None
+            message, order = f"{missing!r} is a required property", value.index(missing)
+        elif keyword == "additionalProperties":
+            declared = node.get("properties", {})
+            extras = [key for key in instance if key not in declared]
+            if value is not False or "patternProperties" in node or not extras:
+                return None
+            if set(extras) != set(error.kind.unexpected):
+                return None
+            unexpected = _extras(sorted(extras))
+            message = f"Additional properties are not allowed ({unexpected} unexpected)"
+        else:
+            worded = _wording(keyword, value, instance)
+            if worded is None:
+                return None
+            message = worded
+        plain = Plain(path, instance, message, keyword, schema_path)
+        found.append(((list(node).index(keyword), order), plain))
+    found.sort(key=lambda pair: pair[0])  # the order at each place; places are sorted later
+    return [plain for _, plain in found]
