@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import json
 import os
 import re
 import sys
@@ -92,6 +91,8 @@ def json_text(value: Any, **options: Any) -> str:
     The bytes of a file name that are not UTF-8 (held as lone surrogates) become the text
     `\\xff`, as in the text output.
     """
+    import json  # not at start: most commands print text
+
     text = json.dumps(value, ensure_ascii=False, **options)
     if text.isascii():
         return text

@@ -246,12 +246,15 @@ def test_the_file_keeps_the_values_used_last_within_its_bounds(
 
 
 def test_a_cached_start_does_not_import_yaml(folder: Path) -> None:
+    """Nor what the registry needs only for some commands: version specifiers, hashes."""
     watch = (
         "import runpy, sys\n"
         "sys.argv = ['evalreg', 'list']\n"
         "try:\n"
         "    runpy.run_module('evalreg', run_name='__main__')\n"
         "finally:\n"
+        "    unused = ('packaging.specifiers', 'hashlib')\n"
+        "    assert not [m for m in unused if m in sys.modules], sys.modules\n"
         "    sys.stderr.write('YAML %s' % ('yaml' in sys.modules))\n"
     )
     env = os.environ | {ENV_CACHE_DIR: str(folder)}
