@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -151,10 +152,14 @@ class RegistryCache:
         return self.path is not None
 
     def _read(self, path: Path) -> dict[str, str]:
+        try:  # not blocking: a FIFO in its place would wait for a writer forever
+            handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        except OSError:
+            return {}
         try:
-            with path.open("rb") as stream:
-                found = os.fstat(stream.fileno())
-                if found.st_size > MAX_CACHE_BYTES:
+            with os.fdopen(handle, "rb") as stream:
+                found = os.fstat(handle)
+                if not stat.S_ISREG(found.st_mode) or found.st_size > MAX_CACHE_BYTES:
                     return {}
                 if hasattr(os, "getuid") and found.st_uid != os.getuid():
                     return {}  # another user's values could stand for any file

@@ -101,6 +101,16 @@ def test_a_corrupt_cache_file_is_ignored_and_replaced(
     assert any(name.startswith("manifest:") for name in entries(folder))
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_pipe_in_place_of_the_cache_file_is_passed_over(
+    folder: Path, make_registry_dir: RegistryFactory
+) -> None:
+    folder.mkdir()
+    os.mkfifo(folder / CACHE_NAME)  # opened as a file, it would wait for a writer forever
+    assert load(acme(make_registry_dir)).manifest("acme.run").title == "Acme runs"
+    assert (folder / CACHE_NAME).is_file()  # replaced by a cache file
+
+
 def test_a_value_in_the_cache_is_checked_as_a_parsed_one(
     folder: Path, make_registry_dir: RegistryFactory
 ) -> None:
