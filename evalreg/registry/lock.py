@@ -55,14 +55,14 @@ def file_digest(path: Path, cache: RegistryCache | None = None) -> str:
     Raises:
         RegistryError: the file cannot be read or is not JSON.
     """
-    import json
-
     try:
         data = path.read_bytes()
         key = "" if cache is None else cache.key(data)
         found = None if cache is None else cache.get("digest", key)
         if isinstance(found, str):
             return found
+        import json
+
         result = digest(json.loads(data))
     except (OSError, ValueError) as err:
         raise RegistryError(str(path), f"cannot read schema: {err}") from err
