@@ -8,6 +8,8 @@ checkout, the Hypothesis example database included.
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import tempfile
 import textwrap
 from collections.abc import Callable, Collection, Mapping
@@ -58,8 +60,14 @@ def examples(full: int, quick: int) -> list[Any]:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Keep Hypothesis's files (its example database and caches) out of the checkout."""
+    """Keep Hypothesis's files (its example database and caches) out of the checkout, and the
+    registry cache out of the home folder (in the environment: commands run by tests see it)."""
     set_hypothesis_home_dir(str(Path(tempfile.gettempdir()) / "evalreg-tests-hypothesis"))
+    os.environ["EVALREG_CACHE_DIR"] = tempfile.mkdtemp(prefix="evalreg-tests-cache-")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shutil.rmtree(os.environ.pop("EVALREG_CACHE_DIR", ""), ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

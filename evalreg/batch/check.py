@@ -7,7 +7,6 @@ prints or exits, and one bad file or record never stops the rest.
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -187,6 +186,8 @@ def value_digest(record: Any, pointer: str) -> str:
         data = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
     except (TypeError, orjson.JSONEncodeError):  # an integer beyond 64 bits, say
         data = repr(value).encode("utf-8", "surrogatepass")
+    import hashlib  # only a run with a baseline digests values: not at every start
+
     return hashlib.sha256(data).hexdigest()[:16]
 
 

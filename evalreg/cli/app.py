@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import json
 import os
 import re
 import sys
@@ -64,8 +63,10 @@ def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     sys.exit(code)
 
 
-_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
-_SURROGATES = re.compile("[\ud800-\udfff]")
+# Compiled on first use (by `re`'s own cache): few names and lines need them, and the first
+# takes a millisecond to compile, at every start.
+_UNPRINTABLE = "[\x00-\x1f\x7f-\x9f\ud800-\udfff]"
+_SURROGATES = "[\ud800-\udfff]"
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -83,7 +84,7 @@ def shown_path(path: str) -> str:
     escape) and bytes that are not UTF-8 are written as backslash escapes (`\\n`, `\\xff`)."""
     if path.isprintable():
         return path
-    return _UNPRINTABLE.sub(lambda found: _escaped(found.group()), path)
+    return re.sub(_UNPRINTABLE, lambda found: _escaped(found.group()), path)
 
 
 def json_text(value: Any, **options: Any) -> str:
@@ -92,10 +93,12 @@ def json_text(value: Any, **options: Any) -> str:
     The bytes of a file name that are not UTF-8 (held as lone surrogates) become the text
     `\\xff`, as in the text output.
     """
+    import json  # not at start: most commands print text
+
     text = json.dumps(value, ensure_ascii=False, **options)
     if text.isascii():
         return text
-    return _SURROGATES.sub(lambda found: _escaped(found.group(), "\\\\"), text)
+    return re.sub(_SURROGATES, lambda found: _escaped(found.group(), "\\\\"), text)
 
 
 def emit(line: str = "", *, err: bool = False) -> None:
@@ -106,7 +109,7 @@ def emit(line: str = "", *, err: bool = False) -> None:
     written (the bytes of a name that is not UTF-8) are escaped, as by `shown_path`.
     """
     if not line.isascii():
-        line = _SURROGATES.sub(lambda found: _escaped(found.group()), line)
+        line = re.sub(_SURROGATES, lambda found: _escaped(found.group()), line)
     if err:
         _flush()
         click.echo(line, err=True)

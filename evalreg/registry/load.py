@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from evalreg.errors import RegistryError
 from evalreg.io.codec import DecodeError, loads
+from evalreg.registry.cache import MISS, RegistryCache
 from evalreg.registry.core import (
     LATEST,
     SCHEMA_SUFFIX,
@@ -35,7 +36,7 @@ MAX_SCHEMA_BYTES = 16 * 1024 * 1024
 """The largest schema file read, in bytes (16 MiB)."""
 
 
-def _read_json(path: Path) -> Any:
+def _read_json(path: Path, cache: RegistryCache) -> Any:
     try:
         with path.open("rb") as stream:
             data = stream.read(MAX_SCHEMA_BYTES + 1)
@@ -43,11 +44,17 @@ def _read_json(path: Path) -> Any:
         raise RegistryError(str(path), f"cannot read schema: {err.strerror or err}") from err
     if len(data) > MAX_SCHEMA_BYTES:
         raise RegistryError(str(path), f"schema is larger than {MAX_SCHEMA_BYTES:,} bytes")
+    key = cache.key(data)
+    document = cache.get("schema", key)
+    if document is not MISS:
+        return document
     try:
-        return loads(data)
+        document = loads(data)
     except (*DecodeError, RecursionError) as err:
         detail = " ".join(str(err).split())
         raise RegistryError(str(path), f"cannot read schema: {detail}") from err
+    cache.put("schema", key, document)
+    return document
 
 
 def registry_paths(paths: Iterable[str | os.PathLike[str]] | None = None) -> list[Path]:
@@ -65,7 +72,7 @@ def registry_paths(paths: Iterable[str | os.PathLike[str]] | None = None) -> lis
 
 
 def _load_schemas(
-    directory: Path, manifests: Mapping[str, FamilyManifest], trusted: bool
+    directory: Path, manifests: Mapping[str, FamilyManifest], trusted: bool, cache: RegistryCache
 ) -> Iterator[SchemaEntry]:
     root = directory / "schemas"
     if not root.is_dir():
@@ -86,7 +93,7 @@ def _load_schemas(
                     f"{version[:MAX_FILE_VERSION_LENGTH]!r} is not a version number of at most "
                     f"{MAX_FILE_VERSION_LENGTH} characters (such as 1.0.0)",
                 )
-            document = _read_json(path)
+            document = _read_json(path, cache)
             if not isinstance(document, dict):
                 raise RegistryError(str(path), "a schema must be a JSON object")
             if not isinstance(document.get("$id"), str):
@@ -121,10 +128,12 @@ def _modules(
 
 
 def _released(
-    directories: Iterable[Path], schemas: Mapping[str, Mapping[str, SchemaEntry]]
+    directories: Iterable[Path],
+    schemas: Mapping[str, Mapping[str, SchemaEntry]],
+    cache: RegistryCache,
 ) -> dict[str, set[str]]:
     """Return the versions of each family that their directory's lock file records."""
-    locks = {directory: read_lock(directory) for directory in directories}
+    locks = {directory: read_lock(directory, cache) for directory in directories}
     released: dict[str, set[str]] = {}
     for family, versions in schemas.items():
         for version, entry in versions.items():
@@ -150,6 +159,10 @@ def load_directories(
     directory but the built-in one are checked as they load (`schemawalk.check_document`: their
     patterns too), and their references must resolve.
 
+    What manifests, schema and lock files decode to, and the digests of released schemas, are
+    taken from the user's cache where it has them for the same bytes (see `cache`), and kept
+    there; every check of the decoded data runs either way.
+
     Raises:
         RegistryError: a directory is missing or malformed, or two directories define one family.
         RemoteRefError: a schema of a directory other than the built-in one refers outside the
@@ -157,6 +170,16 @@ def load_directories(
         IntegrityError: a released schema was edited or removed after its release.
     """
     directories = registry_paths(paths) if builtin else [Path(p).resolve() for p in paths or ()]
+    cache = RegistryCache.open()
+    try:
+        return _load(directories, cls, cache, verify=verify, drafts=drafts)
+    finally:
+        cache.save()
+
+
+def _load(
+    directories: list[Path], cls: type[_R], cache: RegistryCache, *, verify: bool, drafts: bool
+) -> _R:
     # The built-in directory ships with evalreg and the test suite (`evalreg check`) checks it
     # whole: its schemas are not walked at every start. Every other is user input.
     shipped = builtin_directory().resolve()
@@ -167,7 +190,7 @@ def load_directories(
                 str(directory), "not a registry directory (it has no registry/ folder)"
             )
         for path in sorted((directory / "registry").glob("*.yaml")):
-            manifest = load_manifest(path)
+            manifest = load_manifest(path, cache)
             if manifest.name in manifests:
                 raise RegistryError(
                     str(path),
@@ -179,7 +202,7 @@ def load_directories(
     ids: dict[str, Path] = {}
     untrusted: list[SchemaEntry] = []
     for directory in directories:
-        for entry in _load_schemas(directory, manifests, directory == shipped):
+        for entry in _load_schemas(directory, manifests, directory == shipped, cache):
             if directory != shipped:
                 untrusted.append(entry)
             versions = schemas.setdefault(entry.family, {})
@@ -205,11 +228,11 @@ def load_directories(
         schemas,
         step_files,
         rule_files,
-        _released(directories, schemas),
+        _released(directories, schemas, cache),
         drafts=drafts,
     )
     for entry in untrusted:
         registry.check_refs(entry.family, entry.version)
     if verify:
-        verify_lock(registry)
+        verify_lock(registry, cache)
     return registry

@@ -15,17 +15,18 @@ lock is caught like a hand edit of a schema.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evalreg.errors import IntegrityError, RegistryError
 from evalreg.registry.core import BaseRegistry, SchemaEntry, refuse_installed
 from evalreg.registry.versions import match_version, parse_version
+
+if TYPE_CHECKING:
+    from evalreg.registry.cache import RegistryCache
 
 LOCK_NAME = "registry.lock"
 DIGEST_PREFIX = "sha256:"
@@ -34,26 +35,40 @@ AMENDMENTS_KEY = "$amendments"
 
 def canonical_json(document: Any) -> bytes:
     """Return the canonical JSON bytes of a document: sorted keys, no spaces, UTF-8."""
+    import json
+
     text = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return text.encode("utf-8")
 
 
 def digest(document: Any) -> str:
     """Return `sha256:<hex>` of a document's canonical JSON."""
+    import hashlib
+
     return DIGEST_PREFIX + hashlib.sha256(canonical_json(document)).hexdigest()
 
 
-def file_digest(path: Path) -> str:
-    """Return the digest of a schema file's content as written (not as loaded with `$id`).
+def file_digest(path: Path, cache: RegistryCache | None = None) -> str:
+    """Return the digest of a schema file's content as written (not as loaded with `$id`);
+    with a `cache`, worked out only for bytes the cache has no digest of.
 
     Raises:
         RegistryError: the file cannot be read or is not JSON.
     """
     try:
-        document = json.loads(path.read_bytes())
+        data = path.read_bytes()
+        key = "" if cache is None else cache.key(data)
+        found = None if cache is None else cache.get("digest", key)
+        if isinstance(found, str):
+            return found
+        import json
+
+        result = digest(json.loads(data))
     except (OSError, ValueError) as err:
         raise RegistryError(str(path), f"cannot read schema: {err}") from err
-    return digest(document)
+    if cache is not None:
+        cache.put("digest", key, result)
+    return result
 
 
 def entry_directory(entry: SchemaEntry) -> Path:
@@ -134,6 +149,8 @@ class Lock:
 
         The amendments come last, in the order they were made.
         """
+        import json
+
         text = json.dumps(self.released, sort_keys=True, indent=2, ensure_ascii=False)
         data: dict[str, Any] = json.loads(text)
         if self.amendments:
@@ -160,17 +177,28 @@ def _write_atomic(path: Path, text: str) -> None:
     write_atomic(path, text.encode("utf-8"))
 
 
-def read_lock(directory: Path) -> Lock:
-    """Read a registry directory's lock file (an empty lock when there is none).
+def read_lock(directory: Path, cache: RegistryCache | None = None) -> Lock:
+    """Read a registry directory's lock file (an empty lock when there is none); with a
+    `cache`, its JSON is decoded only when the cache lacks it (and checked either way).
 
     Raises:
         RegistryError: the lock file is not a JSON object of families to versions to digests.
     """
+    from evalreg.registry.cache import MISS
+
     path = directory / LOCK_NAME
     if not path.is_file():
         return Lock(directory)
     try:
-        data = json.loads(path.read_bytes())
+        raw = path.read_bytes()
+        key = "" if cache is None else cache.key(raw)
+        data = MISS if cache is None else cache.get("lock", key)
+        if data is MISS:
+            import json
+
+            data = json.loads(raw)
+            if cache is not None:
+                cache.put("lock", key, data)
     except (OSError, ValueError) as err:
         raise RegistryError(str(path), f"cannot read the lock file: {err}") from err
     shape = 'a JSON object such as {"family": {"1.0.0": "sha256:<hex>"}}'
@@ -251,9 +279,12 @@ def _check_chains(where: str, lock: Lock) -> None:
 
 
 def lock_errors(
-    registry: BaseRegistry, families: Iterable[str] | None = None
+    registry: BaseRegistry,
+    families: Iterable[str] | None = None,
+    cache: RegistryCache | None = None,
 ) -> list[IntegrityError]:
-    """Return every released schema that changed or disappeared since it was locked.
+    """Return every released schema that changed or disappeared since it was locked (with a
+    `cache`, each schema's digest is worked out only for bytes the cache has none of).
 
     Raises:
         RegistryError: a lock file cannot be read.
@@ -261,7 +292,7 @@ def lock_errors(
     wanted = None if families is None else set(families)
     errors: list[IntegrityError] = []
     for directory in registry.directories:
-        lock = read_lock(directory)
+        lock = read_lock(directory, cache)
         for family, version, recorded in lock.items():
             if wanted is not None and family not in wanted:
                 continue
@@ -280,7 +311,7 @@ def lock_errors(
                     )
                 )
                 continue
-            actual = file_digest(entry.path)
+            actual = file_digest(entry.path, cache)
             if actual != recorded:
                 errors.append(
                     IntegrityError(
@@ -302,14 +333,15 @@ def _short(value: str) -> str:
     return value[: len(DIGEST_PREFIX) + 12] + "..."
 
 
-def verify_lock(registry: BaseRegistry) -> None:
-    """Check every released schema of a registry against its directory's lock file.
+def verify_lock(registry: BaseRegistry, cache: RegistryCache | None = None) -> None:
+    """Check every released schema of a registry against its directory's lock file (`cache`:
+    see `lock_errors`).
 
     Raises:
         IntegrityError: a released schema changed or disappeared (the first one found).
         RegistryError: a lock file cannot be read.
     """
-    errors = lock_errors(registry)
+    errors = lock_errors(registry, cache=cache)
     if errors:
         raise errors[0]
 

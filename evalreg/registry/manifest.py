@@ -11,16 +11,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal
-
-import yaml
+from typing import TYPE_CHECKING, Any, Literal
 
 from evalreg.errors import RegistryError, cut_repr
 from evalreg.io.pointer import MISSING, resolve, split
 from evalreg.io.pointer import find as find_values
+from evalreg.registry.cache import MISS, RegistryCache
 from evalreg.registry.patterns import BoundedPattern, safe_pattern
 from evalreg.registry.rules import RuleSpec, parse_rules
 from evalreg.registry.versions import is_version
+
+if TYPE_CHECKING:
+    import yaml
 
 MAX_MANIFEST_BYTES = 1_048_576
 """The largest manifest file read, in bytes (1 MiB)."""
@@ -373,6 +375,8 @@ def check_family_name(name: str, where: str) -> str:
 
 def _yaml_problem(err: yaml.YAMLError) -> str:
     """Return a YAML error as one line: where, the problem, and its context."""
+    import yaml
+
     if isinstance(err, yaml.MarkedYAMLError):
         mark = err.problem_mark or err.context_mark
         where = "" if mark is None else f"line {mark.line + 1}, column {mark.column + 1}: "
@@ -388,15 +392,34 @@ def _yaml_problem(err: yaml.YAMLError) -> str:
     return " ".join(str(err).split())
 
 
-def load_manifest(path: Path) -> FamilyManifest:
-    """Load one manifest file.
+def _parse_yaml(raw: bytes, where: str) -> Any:
+    """Return what a manifest's bytes hold, read by the strict YAML loader.
+
+    Raises:
+        RegistryError: the bytes are not UTF-8, not YAML, or nested too deeply.
+    """
+    import yaml
+
+    from evalreg.io.yamlstrict import strict_loader
+
+    try:
+        return yaml.load(raw.decode("utf-8"), Loader=strict_loader())
+    except UnicodeDecodeError as err:
+        raise RegistryError(where, f"cannot read manifest: not UTF-8 at byte {err.start}") from err
+    except yaml.YAMLError as err:
+        raise RegistryError(where, f"cannot read manifest: {_yaml_problem(err)}") from err
+    except RecursionError as err:
+        raise RegistryError(where, "cannot read manifest: nested too deeply") from err
+
+
+def load_manifest(path: Path, cache: RegistryCache | None = None) -> FamilyManifest:
+    """Load one manifest file; with a `cache`, its YAML is parsed only when the cache lacks it
+    (the data is checked whichever way it came).
 
     Raises:
         RegistryError: the file cannot be read, is larger than `MAX_MANIFEST_BYTES`, is not
             YAML (the message names its line and column), or is malformed.
     """
-    from evalreg.io.yamlstrict import strict_loader
-
     try:
         with path.open("rb") as stream:
             raw = stream.read(MAX_MANIFEST_BYTES + 1)
@@ -406,16 +429,12 @@ def load_manifest(path: Path) -> FamilyManifest:
         raise RegistryError(
             str(path), f"manifest is larger than {MAX_MANIFEST_BYTES:,} bytes; is it one?"
         )
-    try:
-        data = yaml.load(raw.decode("utf-8"), Loader=strict_loader())
-    except UnicodeDecodeError as err:
-        raise RegistryError(
-            str(path), f"cannot read manifest: not UTF-8 at byte {err.start}"
-        ) from err
-    except yaml.YAMLError as err:
-        raise RegistryError(str(path), f"cannot read manifest: {_yaml_problem(err)}") from err
-    except RecursionError as err:
-        raise RegistryError(str(path), "cannot read manifest: nested too deeply") from err
+    key = "" if cache is None else cache.key(raw)
+    data = MISS if cache is None else cache.get("manifest", key)
+    if data is MISS:
+        data = _parse_yaml(raw, str(path))
+        if cache is not None:
+            cache.put("manifest", key, data)
     manifest = parse_manifest(data, str(path))
     if path.stem != manifest.name:
         raise RegistryError(

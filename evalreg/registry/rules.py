@@ -34,14 +34,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
-
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from evalreg.errors import RegistryError, cut_repr
 from evalreg.io.pointer import split
 from evalreg.registry.patterns import BoundedPattern, safe_pattern
 from evalreg.registry.versions import match_version, parse_version
+
+if TYPE_CHECKING:
+    from packaging.specifiers import SpecifierSet
 
 Severity = Literal["error", "warning"]
 Scope = Literal["record", "file", "collection"]
@@ -189,6 +190,8 @@ def versions(value: Any, where: str) -> Versions:
     if isinstance(value, list) and all(isinstance(v, (str, int, float)) for v in value):
         return Versions(listed=tuple(str(v) for v in value))
     if isinstance(value, str):
+        from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
         try:
             return Versions(specifier=SpecifierSet(value))
         except InvalidSpecifier as err:
