@@ -9,7 +9,6 @@ only files whose keys meet are read again and compared in full.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import defaultdict
 from typing import Any
@@ -48,6 +47,8 @@ def _normal(value: Any) -> Any:
 
 def digest(record: Any) -> str:
     """Return the digest of a record with what two duplicates may differ in taken away."""
+    import hashlib  # only where keys meet: not at every start
+
     text = json.dumps(_normal(record), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
