@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from operator import is_
 from typing import Any
 
 from evalreg import StepContext
@@ -73,9 +72,16 @@ def _each(
     ctx: StepContext,
 ) -> list[Any]:
     """Return `items` with `upgrade(item, where, index, ctx)` applied to each (`items` itself if
-    no item changed); the item's pointer is made (`where/index`) only where it changes."""
-    upgraded = [upgrade(item, where, i, ctx) for i, item in enumerate(items)]
-    return items if all(map(is_, upgraded, items)) else upgraded
+    no item changed, or if the record is the step's own); the item's pointer is made
+    (`where/index`) only where it changes."""
+    upgraded = items
+    for index, item in enumerate(items):
+        new = upgrade(item, where, index, ctx)
+        if new is not item:
+            if upgraded is items and not ctx.owned:
+                upgraded = list(items)
+            upgraded[index] = new
+    return upgraded
 
 
 def _own(holder: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
