@@ -176,8 +176,7 @@ def _serialise(records: Sequence[Any], kind: str | None, original: bytes) -> byt
 
         return dump_yaml(records, original)
     indent = b"\n" in original.strip()
-    data = dumps(records[0], indent=indent)
-    data = data + b"\n" if original.endswith(b"\n") else data
+    data = dumps(records[0], indent=indent, line=original.endswith(b"\n"))
     # JSON text holds no line end inside a string: every one is layout, and keeps the file's.
     return data.replace(b"\n", b"\r\n") if b"\r\n" in original else data
 
@@ -239,8 +238,10 @@ def migrate_items(
             continue
         result = migration.result
         if result is not None and result.status == "migrated":
-            crlf = item.raw is not None and item.raw.endswith(b"\r\n")
-            stream.write(dumps(result.record) + (b"\r\n" if crlf else b"\n"))
+            if item.raw is not None and item.raw.endswith(b"\r\n"):
+                stream.write(dumps(result.record) + b"\r\n")
+            else:
+                stream.write(dumps(result.record, line=True))
         elif item.raw is not None:
             stream.write(item.raw if item.raw.endswith(b"\n") else item.raw + b"\n")
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from evalreg.engine.detect import detect
+from evalreg.engine.detect import detect, remembered
 from evalreg.engine.modules import fails_alone
 from evalreg.engine.steps import (
     Note,
@@ -127,6 +127,8 @@ class _Route:
     """Every parameter the chain declares, by name (which of them are placeholders)."""
     runs: tuple[_Run, ...]
     """The chain as the engine runs it, step by step, whatever is validated."""
+    names: tuple[str, ...]
+    """The name of each step of the chain (a migrated record's `steps`)."""
     writer: _Writer | None
     """How each step's version is written into the record (None: the family writes none)."""
 
@@ -151,7 +153,8 @@ class _Route:
             )
             defaults = MappingProxyType(dict(steps.defaults(source, target)))
             declared = MappingProxyType({p.name: p for s in chain for p in s.module.params})
-            route = cls(target, chain, defaults, declared, runs, writer)
+            names = tuple(s.name for s in chain)
+            route = cls(target, chain, defaults, declared, runs, names, writer)
             cache[family, source, to, registry.drafts] = route
         return route
 
@@ -352,47 +355,35 @@ def migrate_record(
     """
     if validate not in VALIDATE_MODES:
         raise ParameterError(f"validate must be one of {', '.join(VALIDATE_MODES)}")
-    base: dict[str, Any] = {"record": record}
-    detection = detect(registry, record, filename)
     if family is None:
-        if detection.status == "unknown-version" and detection.family is not None:
-            message = version_not_known(
-                detection.stated_version or "",
-                registry.versions(detection.family),
-                detection.family,
-            )
-            return _failed(base | {"family": detection.family}, message)
+        # Most records are of a shape decided before: two lookups rather than detection.
+        detection = remembered(registry, record) or detect(registry, record, filename)
         if not detection.ok:
-            return _failed(base, f"cannot detect the record: {detection.summary()}")
+            if detection.status == "unknown-version" and detection.family is not None:
+                message = version_not_known(
+                    detection.stated_version or "",
+                    registry.versions(detection.family),
+                    detection.family,
+                )
+                return _failed(_base(record, detection.family), message)
+            return _failed(_base(record), f"cannot detect the record: {detection.summary()}")
         family, source = detection.family, detection.version
     else:
-        registry.manifest(family)
-        stated = registry.manifest(family).read_version(record)
-        if detection.ok and detection.family == family:
-            source = detection.version  # the label, or the structure where a label is stale
-        elif stated is not None and stated[2] is not None:
-            source = match_version(stated[2], registry.versions(family))
-            if source is None:
-                message = version_not_known(stated[2], registry.versions(family), family)
-                return _failed(base | {"family": family}, message)
-        else:
-            return _failed(
-                base | {"family": family}, f"cannot tell which version of {family} this is"
-            )
+        found = _source_of(registry, record, family, filename)
+        if isinstance(found, MigrationResult):
+            return found
+        source = found
     assert family is not None and source is not None
-    base |= {"family": family, "source": source}
     try:
         route = _Route.find(registry, family, source, to)
     except EvalregError as err:
-        return _failed(base, str(err))
-    target, chain = route.target, route.chain
-    base["target"] = target
+        return _failed(_base(record, family, source), str(err))
+    target, runs = route.target, route.runs
 
     # The chain runs on a record of its own where it may (see the module's docstring).
     in_place = reread is not None and not copy_input
     owned = copy_input or in_place
-    current: Any = clone(record) if copy_input and chain else record
-    done: list[str] = []
+    current: Any = clone(record) if copy_input and runs else record
     all_params = MappingProxyType({**route.defaults, **params}) if params else route.defaults
     given = frozenset(params) if params else _NONE_GIVEN
     writer = route.writer
@@ -400,82 +391,130 @@ def migrate_record(
     ctx = StepContext(
         all_params, allow_loss=allow_loss, given=given, declared=route.declared, owned=owned
     )
-    for function, name, version, marks in route.runs:
+    for done, (function, name, version, marks) in enumerate(runs):  # `done`: steps before
         ctx.step = name
         present = marks and writer is not None and writer.present(current)
         try:
             migrated = function(current, ctx)
         except DataLossError as err:
-            return _failed(_as_was(base, in_place, reread), str(err), name, steps=tuple(done))
+            base = _as_was(_base(record, family, source, target), in_place, reread)
+            return _failed(base, str(err), name, steps=route.names[:done])
         except BaseException as err:  # a step is user code: report the failure, keep going
             if not fails_alone(err):
                 raise
             message = f"{type(err).__name__}: {err}"
             if not message.isprintable():  # a line of the report, whatever the step raised
                 message = one_line(message, 1000)
-            base = _as_was(base, in_place, reread)
-            cause = _cause(
-                registry, route, base["record"], len(done), all_params, given, allow_loss
-            )
-            return _failed(base, message, name, steps=tuple(done), cause=cause)
+            base = _as_was(_base(record, family, source, target), in_place, reread)
+            cause = _cause(registry, route, base["record"], done, all_params, given, allow_loss)
+            return _failed(base, message, name, steps=route.names[:done], cause=cause)
         if not isinstance(migrated, dict):
-            return _failed(
-                _as_was(base, in_place, reread), "the step did not return an object", name
-            )
+            base = _as_was(_base(record, family, source, target), in_place, reread)
+            return _failed(base, "the step did not return an object", name)
         current = (
             migrated
             if writer is None or not present
             else writer.write(migrated, True, version, owned)
         )
-        done.append(name)
         if each and version != target:
             issues = validator(registry, family, version).issues(current)
             if issues:
                 message = f"not valid at {version} after this step: {issues[0]}"
                 return _failed(
-                    _as_was(base, in_place, reread),
+                    _as_was(_base(record, family, source, target), in_place, reread),
                     message,
                     name,
-                    steps=tuple(done),
+                    steps=route.names[: done + 1],
                     issues=tuple(issues),
                 )
     if validate != "none":
         issues = validator(registry, family, target).issues(current)
         if issues:
-            extra = f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""
-            label = "already at" if not chain else "the result is not valid at"
-            message = (
-                f"{label} {target} but not valid: {issues[0]}{extra}"
-                if not chain
-                else (f"{label} {target}: {issues[0]}{extra}")
-            )
-            step_name = chain[-1].name if chain else None
-            cause = None
-            if chain:
-                base = _as_was(base, in_place, reread)
-            if chain and not each:  # with `each`, every step's result was valid
-                last = len(route.runs) - 1
-                original = base["record"]
-                cause = _cause(registry, route, original, last, all_params, given, allow_loss)
-            return _failed(
-                base, message, step_name, steps=tuple(done), issues=tuple(issues), cause=cause
-            )
+            base = _base(record, family, source, target)
+            return _invalid(registry, route, base, issues, each, in_place, reread, ctx)
     # Made as `MigrationResult(status, current, ...)` would be, without the frozen dataclass's
     # `__init__`, which sets each field through `object.__setattr__`: a result per record.
     result: MigrationResult = object.__new__(MigrationResult)
     result.__dict__.update(
-        status="migrated" if chain else "current",
+        status="migrated" if runs else "current",
         record=current,
         family=family,
         source=source,
         target=target,
-        steps=tuple(done),
+        steps=route.names,
         notes=tuple(ctx.notes),
         error=None,
         failed_step=None,
         issues=(),
     )
     return result
+
+
+def _base(
+    record: Any, family: str | None = None, source: str | None = None, target: str | None = None
+) -> dict[str, Any]:
+    """Return the fields of a failed result that say what was known of the record."""
+    base: dict[str, Any] = {"record": record}
+    if family is not None:
+        base["family"] = family
+    if source is not None:
+        base["source"] = source
+    if target is not None:
+        base["target"] = target
+    return base
+
+
+def _source_of(
+    registry: BaseRegistry, record: Any, family: str, filename: str | None
+) -> str | MigrationResult:
+    """Return the version of `record` as a record of `family` (given by the caller), or the
+    failed result of a record whose version cannot be told.
+
+    Raises:
+        UnknownFamilyError: `family` is unknown.
+    """
+    manifest = registry.manifest(family)
+    detection = detect(registry, record, filename)
+    stated = manifest.read_version(record)
+    if detection.ok and detection.family == family:
+        assert detection.version is not None
+        return detection.version  # the label, or the structure where a label is stale
+    if stated is not None and stated[2] is not None:
+        source = match_version(stated[2], registry.versions(family))
+        if source is None:
+            message = version_not_known(stated[2], registry.versions(family), family)
+            return _failed(_base(record, family), message)
+        return source
+    return _failed(_base(record, family), f"cannot tell which version of {family} this is")
+
+
+def _invalid(
+    registry: BaseRegistry,
+    route: _Route,
+    base: dict[str, Any],
+    issues: list[Issue],
+    each: bool,
+    in_place: bool,
+    reread: Callable[[], Any] | None,
+    ctx: StepContext,
+) -> MigrationResult:
+    """Return the failed result of a record whose route ran to its end with these `issues` at
+    the target (`base`: see `_base`; `each`: every step's result was validated on the way;
+    `ctx`: the context the steps ran with)."""
+    chain, target, extra = route.chain, route.target, _more(issues)
+    if not chain:
+        message = f"already at {target} but not valid: {issues[0]}{extra}"
+        return _failed(base, message, None, steps=(), issues=tuple(issues))
+    base = _as_was(base, in_place, reread)
+    message = f"the result is not valid at {target}: {issues[0]}{extra}"
+    cause = None
+    if not each:  # with `each`, every step's result was valid
+        last = len(route.runs) - 1
+        params, given, loss = ctx.params, ctx.given, ctx.allow_loss
+        cause = _cause(registry, route, base["record"], last, params, given, loss)
+    return _failed(
+        base, message, chain[-1].name, steps=route.names, issues=tuple(issues), cause=cause
+    )
 
 
 def _as_was(

@@ -450,16 +450,17 @@ def _find_duplicate(raw: bytes) -> tuple[str, str] | None:
     return None
 
 
-def dumps(value: Any, *, indent: bool = False) -> bytes:
+def dumps(value: Any, *, indent: bool = False, line: bool = False) -> bytes:
     """Serialise `value` as UTF-8 JSON, compact or indented by two spaces, keeping key order.
 
     Numbers are written exactly: integers of any size, and an `ExactNumber` as it was written.
+    `line`: end the text with a line feed (a line of a JSONL file), at no cost of a copy.
 
     Raises:
         TypeError: `value` holds something JSON cannot represent.
     """
     try:
-        option = orjson.OPT_INDENT_2 if indent else 0
+        option = _OPTIONS[indent, line]
         return orjson.dumps(value, default=_write_exact, option=option)
     except orjson.JSONEncodeError:
         pass
@@ -468,7 +469,18 @@ def dumps(value: Any, *, indent: bool = False) -> bytes:
         data = exact.encode(value)  # integers wider than 64 bits, or nested beyond orjson
     except (ValueError, OverflowError) as err:
         raise TypeError(str(err)) from None
-    return exact.msgspec.json.format(data, indent=2) if indent else data
+    if indent:
+        data = exact.msgspec.json.format(data, indent=2)
+    return data + b"\n" if line else data
+
+
+_OPTIONS = {
+    (indent, line): (orjson.OPT_INDENT_2 if indent else 0)
+    | (orjson.OPT_APPEND_NEWLINE if line else 0)
+    for indent in (False, True)
+    for line in (False, True)
+}
+"""The orjson options of `dumps`, by `indent` and `line`."""
 
 
 # Values of these exact types cannot change, so a copy may hold them as they are (as

@@ -21,15 +21,14 @@
 - `sample_hash`, `input.formatted`, `input.choices`, `num_turns`, `tool_calls_count` and the
   `token_usage` counts only accept more in 0.2.1 (null); nothing to change.
 
-Only the objects and arrays on the way to a changed value are copied (and the top level, unless
-the engine hands the record over); the rest is shared.
+Where the engine hands the record over (`ctx.owned`), it is changed in place; otherwise only
+the objects and arrays on the way to a changed value are copied, and the rest is shared.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from operator import is_
 from typing import Any
 
 from evalreg import StepContext
@@ -73,20 +72,33 @@ def _each(
     ctx: StepContext,
 ) -> list[Any]:
     """Return `items` with `upgrade(item, where, index, ctx)` applied to each (`items` itself if
-    no item changed); the item's pointer is made (`where/index`) only where it changes."""
-    upgraded = [upgrade(item, where, i, ctx) for i, item in enumerate(items)]
-    return items if all(map(is_, upgraded, items)) else upgraded
+    no item changed, or if the record is the step's own); the item's pointer is made
+    (`where/index`) only where it changes."""
+    upgraded = items
+    for index, item in enumerate(items):
+        new = upgrade(item, where, index, ctx)
+        if new is not item:
+            if upgraded is items and not ctx.owned:
+                upgraded = list(items)
+            upgraded[index] = new
+    return upgraded
+
+
+def _own(holder: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
+    """Return `holder` to change: itself where the record is the step's own, else a copy."""
+    return holder if ctx.owned else dict(holder)
 
 
 def _as_lists(holder: dict[str, Any], ctx: StepContext, where: str, *keys: str) -> dict[str, Any]:
     """Return `holder` with a string at any of `keys` wrapped in a one-element array."""
     out = holder
     for key in keys:
-        if isinstance(holder.get(key), str):
+        value = holder.get(key)
+        if isinstance(value, str):
             if out is holder:
-                out = dict(holder)
-            out[key] = [holder[key]]
-            ctx.converted(f"{where}/{key}", holder[key], out[key], "a list of one")
+                out = _own(holder, ctx)
+            out[key] = wrapped = [value]
+            ctx.converted(f"{where}/{key}", value, wrapped, "a list of one")
     return out
 
 
@@ -104,15 +116,17 @@ def _message(message: Any, where: str, index: int, ctx: StepContext) -> Any:
     if not isinstance(message, dict):
         return message
     out = message
-    if isinstance(message.get("tool_call_id"), str):
-        out = message | {"tool_call_id": [message["tool_call_id"]]}
-        place = f"{where}/{index}/tool_call_id"
-        ctx.converted(place, message["tool_call_id"], out["tool_call_id"])
+    call_id = message.get("tool_call_id")
+    if isinstance(call_id, str):
+        out = _own(message, ctx)
+        out["tool_call_id"] = wrapped = [call_id]
+        ctx.converted(f"{where}/{index}/tool_call_id", call_id, wrapped)
     calls = message.get("tool_calls")
     if isinstance(calls, list):
         upgraded = _each(calls, _call, f"{where}/{index}/tool_calls", ctx)
         if upgraded is not calls:
-            out = out | {"tool_calls": upgraded}
+            out = out if out is not message else _own(message, ctx)
+            out["tool_calls"] = upgraded
     return out
 
 
@@ -121,9 +135,10 @@ def _attribution(item: Any, where: str, index: int, ctx: StepContext) -> Any:
     source = item.get("source") if isinstance(item, dict) else None
     if isinstance(source, str) and _OLD_LOCATOR.match(source):
         new = _OLD_LOCATOR.sub("messages", source)
-        place = f"{where}/{index}/source"
-        ctx.converted(place, source, new, "the locator follows the rename")
-        return item | {"source": new}
+        ctx.converted(f"{where}/{index}/source", source, new, "the locator follows the rename")
+        out = _own(item, ctx)
+        out["source"] = new
+        return out
     return item
 
 

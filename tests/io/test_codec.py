@@ -131,3 +131,9 @@ def test_numbers_a_double_cannot_hold_are_written_back_as_read(text: str) -> Non
 def test_numbers_a_double_holds_stay_plain_floats(text: str) -> None:
     value = loads(f"[{text}]")[0]
     assert type(value) is float and value == float(text)
+
+
+@pytest.mark.parametrize("indent", [False, True])
+@pytest.mark.parametrize("value", [{"a": [1, 2.5, None]}, {"n": 10**30, "x": "é"}, [], "text"])
+def test_dumps_as_a_line_is_the_text_and_a_line_feed(value: object, indent: bool) -> None:
+    assert dumps(value, indent=indent, line=True) == dumps(value, indent=indent) + b"\n"
