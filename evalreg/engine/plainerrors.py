@@ -11,15 +11,15 @@ place in the reference's order (the order of the keywords in their schema, then 
 It answers only when it can vouch for that: every error is of a keyword of `_WORDED`, reached
 from the root through `properties`, `items`, `prefixItems`, `additionalProperties` and `$ref`s
 into the schema itself; the errors at one place of the record come from one schema object; the
-schema is draft-07 or 2020-12; the record holds only JSON values (no NaN, no tuple). Anything
-else (`anyOf`, `oneOf`, `allOf`, `not`, `if`, formats, `patternProperties`, another document)
-gives None, and the reference explains.
+schema is draft-07 or 2020-12; the record holds only JSON values (no NaN, no tuple), at most
+`MAX_VALUES` of them. Anything else (`anyOf`, `oneOf`, `allOf`, `not`, `if`, formats,
+`patternProperties`, another document, a larger record) gives None, and the reference explains.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
@@ -138,12 +138,24 @@ def _locate(document: Any, evaluation: Path, legacy: bool) -> tuple[Any, str, Pa
     return node, str(keyword), [*path, keyword]
 
 
+MAX_VALUES = 10_000
+"""The most values a record explained from jsonschema-rs's errors may hold. Its errors carry
+copies of the values they concern (the whole record, for a property missing at its root), and
+memory that Rust code cannot allocate ends the process: a larger record is explained by the
+reference, where running out of memory is an error like any other."""
+
+
 def _plain_values(record: Any) -> bool:
-    """Return whether `record` holds only values jsonschema-rs sees as the reference does:
-    jsonschema-rs takes NaN and the infinities for null, and a tuple for an array."""
+    """Return whether `record` holds only values jsonschema-rs sees as the reference does
+    (jsonschema-rs takes NaN and the infinities for null, and a tuple for an array), and at
+    most `MAX_VALUES` of them."""
     stack = [record]
+    count = 0
     while stack:
         value = stack.pop()
+        count += 1
+        if count > MAX_VALUES:
+            return False
         if isinstance(value, dict):
             if not all(isinstance(key, str) for key in value):
                 return False
@@ -164,9 +176,12 @@ def _at(record: Any, path: Path) -> Any:
     return record
 
 
-def reword(document: Any, record: Any, errors: Iterable[Any]) -> list[Plain] | None:
-    """Return the reference's errors for jsonschema-rs's `errors` of `record` against the
-    schema `document`, each place's in the reference's order; None when unsure.
+def reword(
+    document: Any, record: Any, errors: Callable[[Any], Iterable[Any]]
+) -> list[Plain] | None:
+    """Return the reference's errors for jsonschema-rs's errors of `record` against the schema
+    `document` (`errors`: its validator's `iter_errors`, called only for a record it may be
+    asked about), each place's in the reference's order; None when unsure.
 
     Raises whatever jsonschema-rs raises on a value it cannot take (ValueError, ...).
     """
@@ -175,7 +190,7 @@ def reword(document: Any, record: Any, errors: Iterable[Any]) -> list[Plain] | N
         return None
     found: list[tuple[tuple[int, int], Plain]] = []
     objects: dict[tuple[str | int, ...], tuple[str | int, ...]] = {}
-    for error in errors:
+    for error in errors(record):
         where = _locate(document, list(error.evaluation_path), draft == _DRAFT_07)
         if where is None or where[1] not in _WORDED or error.kind.name != where[1]:
             return None

@@ -291,7 +291,7 @@ class Validator:
 
         Raises ValueError, TypeError or OverflowError on a value jsonschema-rs cannot take.
         """
-        found = reword(self._entry.document, record, self._fast.iter_errors(record))
+        found = reword(self._entry.document, record, self._fast.iter_errors)
         if not found:
             return None
         ordered = _most_relevant_first(found, lambda e: e.path, lambda e: -len(e.path))

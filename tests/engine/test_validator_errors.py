@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 import evalreg
 from evalreg import Registry
+from evalreg.engine import plainerrors
 from evalreg.engine.validators import Issue, Validator
 from evalreg.publish.check.generate import record_strategy
 from tests.conftest import builtin_versions, examples
@@ -338,6 +339,21 @@ def test_what_it_cannot_vouch_for_the_reference_explains(demo: Registry, record:
     validator = demo.validator("demo.plain", "1")
     assert validator._plain_issues(record) is None
     assert validator.issues(record) == reference_issues(validator, record)
+
+
+def test_a_record_of_more_values_than_the_limit_is_left_to_the_reference(demo: Registry) -> None:
+    # jsonschema-rs's errors copy the values they concern, and Rust cannot report memory that
+    # runs out: its errors are not even asked for about so large a record.
+    def never(record: Any) -> list[Any]:
+        raise AssertionError("jsonschema-rs was asked for the errors of a large record")
+
+    validator = demo.validator("demo.plain", "1")
+    large = {**VALID, "name": 1, "extra": list(range(plainerrors.MAX_VALUES))}
+    assert plainerrors.reword(SCHEMA, large, never) is None
+    assert validator._plain_issues(large) is None
+    assert validator.issues(large) == reference_issues(validator, large)
+    small = {**VALID, "name": 1, "extra": list(range(plainerrors.MAX_VALUES // 2))}
+    assert validator._plain_issues(small) == reference_issues(validator, small)
 
 
 def test_a_type_error_is_explained_without_importing_jsonschema(
