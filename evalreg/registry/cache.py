@@ -23,7 +23,7 @@ import contextlib
 import os
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -232,6 +232,25 @@ class RegistryCache:
             return
         _write_quietly(self.path, blob)
         self._entries, self._changed = entries, False
+
+
+def decoded(
+    cache: RegistryCache | None,
+    kind: str,
+    data: bytes,
+    decode: Callable[[bytes], Any],
+    expect: type = object,
+) -> Any:
+    """Return `decode(data)`: from `cache` where it holds a value of type `expect` for these
+    bytes, else worked out (whatever `decode` raises goes up) and kept there."""
+    if cache is None:
+        return decode(data)
+    key = cache.key(data)
+    value = cache.get(kind, key)
+    if value is MISS or not isinstance(value, expect):
+        value = decode(data)
+        cache.put(kind, key, value)
+    return value
 
 
 def _write_quietly(path: Path, blob: bytes) -> None:

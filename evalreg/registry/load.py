@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from evalreg.errors import RegistryError
 from evalreg.io.codec import DecodeError, loads
-from evalreg.registry.cache import MISS, RegistryCache
+from evalreg.registry.cache import RegistryCache, decoded
 from evalreg.registry.core import (
     LATEST,
     SCHEMA_SUFFIX,
@@ -44,17 +44,11 @@ def _read_json(path: Path, cache: RegistryCache) -> Any:
         raise RegistryError(str(path), f"cannot read schema: {err.strerror or err}") from err
     if len(data) > MAX_SCHEMA_BYTES:
         raise RegistryError(str(path), f"schema is larger than {MAX_SCHEMA_BYTES:,} bytes")
-    key = cache.key(data)
-    document = cache.get("schema", key)
-    if document is not MISS:
-        return document
     try:
-        document = loads(data)
+        return decoded(cache, "schema", data, loads)
     except (*DecodeError, RecursionError) as err:
         detail = " ".join(str(err).split())
         raise RegistryError(str(path), f"cannot read schema: {detail}") from err
-    cache.put("schema", key, document)
-    return document
 
 
 def registry_paths(paths: Iterable[str | os.PathLike[str]] | None = None) -> list[Path]:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalreg.errors import IntegrityError, RegistryError
+from evalreg.registry.cache import decoded
 from evalreg.registry.core import BaseRegistry, SchemaEntry, refuse_installed
 from evalreg.registry.versions import match_version, parse_version
 
@@ -56,19 +57,21 @@ def file_digest(path: Path, cache: RegistryCache | None = None) -> str:
         RegistryError: the file cannot be read or is not JSON.
     """
     try:
-        data = path.read_bytes()
-        key = "" if cache is None else cache.key(data)
-        found = None if cache is None else cache.get("digest", key)
-        if isinstance(found, str):
-            return found
-        import json
-
-        result = digest(json.loads(data))
+        found: str = decoded(cache, "digest", path.read_bytes(), _json_digest, str)
     except (OSError, ValueError) as err:
         raise RegistryError(str(path), f"cannot read schema: {err}") from err
-    if cache is not None:
-        cache.put("digest", key, result)
-    return result
+    return found
+
+
+def _json_digest(data: bytes) -> str:
+    """Return the digest of the JSON document `data` holds."""
+    return digest(_json_loads(data))
+
+
+def _json_loads(data: bytes) -> Any:
+    import json  # not at start: a start with the cache decodes no lock or schema with it
+
+    return json.loads(data)
 
 
 def entry_directory(entry: SchemaEntry) -> Path:
@@ -184,21 +187,11 @@ def read_lock(directory: Path, cache: RegistryCache | None = None) -> Lock:
     Raises:
         RegistryError: the lock file is not a JSON object of families to versions to digests.
     """
-    from evalreg.registry.cache import MISS
-
     path = directory / LOCK_NAME
     if not path.is_file():
         return Lock(directory)
     try:
-        raw = path.read_bytes()
-        key = "" if cache is None else cache.key(raw)
-        data = MISS if cache is None else cache.get("lock", key)
-        if data is MISS:
-            import json
-
-            data = json.loads(raw)
-            if cache is not None:
-                cache.put("lock", key, data)
+        data = decoded(cache, "lock", path.read_bytes(), _json_loads)
     except (OSError, ValueError) as err:
         raise RegistryError(str(path), f"cannot read the lock file: {err}") from err
     shape = 'a JSON object such as {"family": {"1.0.0": "sha256:<hex>"}}'

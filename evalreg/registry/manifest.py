@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from evalreg.errors import RegistryError, cut_repr
 from evalreg.io.pointer import MISSING, resolve, split
 from evalreg.io.pointer import find as find_values
-from evalreg.registry.cache import MISS, RegistryCache
+from evalreg.registry.cache import RegistryCache, decoded
 from evalreg.registry.patterns import BoundedPattern, safe_pattern
 from evalreg.registry.rules import RuleSpec, parse_rules
 from evalreg.registry.versions import is_version
@@ -429,12 +429,7 @@ def load_manifest(path: Path, cache: RegistryCache | None = None) -> FamilyManif
         raise RegistryError(
             str(path), f"manifest is larger than {MAX_MANIFEST_BYTES:,} bytes; is it one?"
         )
-    key = "" if cache is None else cache.key(raw)
-    data = MISS if cache is None else cache.get("manifest", key)
-    if data is MISS:
-        data = _parse_yaml(raw, str(path))
-        if cache is not None:
-            cache.put("manifest", key, data)
+    data = decoded(cache, "manifest", raw, lambda raw: _parse_yaml(raw, str(path)))
     manifest = parse_manifest(data, str(path))
     if path.stem != manifest.name:
         raise RegistryError(
