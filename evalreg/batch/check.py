@@ -314,6 +314,9 @@ class _QuickCheck:
         quick = self.quick
         found: RecordCheck | Validator
         seen: Validator | None = None
+        # Most lines are of the shape, version and validity of the line before, and have no
+        # rules to run: for them, `quick`'s steps are taken here.
+        shapes = self._shapes if self.rules is None else None
         blocks = iter(blocks)
         while True:
             try:
@@ -337,6 +340,17 @@ class _QuickCheck:
                         continue
                     found = self.check(item)
                 else:
+                    detection, validator = self._seen
+                    if (
+                        seen is validator
+                        and shapes is not None
+                        and detection is not None
+                        and detection.status == "detected"
+                        and shapes.find(record) is detection
+                        and _surely(validator, record)
+                    ):
+                        valid += 1
+                        continue
                     found = quick(record, path, line_no + index + 1)
                     if isinstance(found, Validator):
                         if found is not seen:  # another version: another run
@@ -354,6 +368,39 @@ class _QuickCheck:
             yield _run(path, valid, seen)
         return line_no
 
+    def paths(self, files: Iterable[str]) -> Iterator[RecordCheck | ValidRun]:
+        """Check every record of each file in turn, as `whole` and `file` do.
+
+        Most runs read thousands of `*.json` files of one version, each valid and with no rules
+        to run: for them the steps of `whole` and `quick` are done here, in one loop.
+        """
+        shapes = self._shapes if self.rules is None else None
+        for path in files:
+            if shapes is None or not path.endswith(".json"):
+                found = self.whole(path)
+            else:
+                try:
+                    data = read_whole(path)
+                    check_memory(len(data))
+                    record = loads(data)
+                except (OSError, MemoryError, *DecodeError):
+                    found = None
+                else:
+                    seen, validator = self._seen
+                    if (
+                        seen is not None
+                        and seen.status == "detected"
+                        and shapes.find(record) is seen
+                        and _surely(validator, record)
+                    ):
+                        yield ValidRun(path, 1, seen.family, seen.version)
+                        continue
+                    found = self._judge(record, path)
+            if found is None:
+                yield from self.file(path)
+            else:
+                yield found
+
     def whole(self, path: str) -> RecordCheck | ValidRun | None:
         """Check a file named `*.json` that holds one JSON document, as `file` would, with less
         machinery per file (most runs read thousands of them); None where `file` must say: the
@@ -366,6 +413,10 @@ class _QuickCheck:
             record = loads(data)
         except (OSError, MemoryError, *DecodeError):
             return None
+        return self._judge(record, path)
+
+    def _judge(self, record: Any, path: str) -> RecordCheck | ValidRun:
+        """Check the record of a whole file (see `whole`)."""
         try:
             found = self.quick(record, path, None)
         except MemoryError:
@@ -465,6 +516,14 @@ class _QuickCheck:
         return [] if self.rules is None else self.rules.summaries
 
 
+def _surely(validator: Validator | None, record: Any) -> bool:
+    """Return True if `validator` finds `record` valid at once (False: ask `quick`)."""
+    try:
+        return validator is not None and validator.surely_valid(record)
+    except (ValueError, TypeError, OverflowError):
+        return False  # a value jsonschema-rs cannot take: `quick` asks the reference
+
+
 def _run(path: str, count: int, seen: Any) -> ValidRun:
     """Return the run of `count` valid records of `path`, of the version `seen` validated."""
     return ValidRun(path, count, seen.family, seen.version)
@@ -531,14 +590,8 @@ def validate_paths(
     jobs = 1 if STDIN in roots else jobs
     files, units = parallel.plan(config.files(roots, include, exclude), jobs, always=always)
     if units is None:
-        whole = quick.whole
         with parallel.frozen():
-            for path in files:
-                found = whole(path)
-                if found is None:
-                    yield from quick.file(path)
-                else:
-                    yield found
+            yield from quick.paths(files)
     else:
         args = (family, version, rules)
         yield from _gather(quick, units, registry, jobs, args, runner)

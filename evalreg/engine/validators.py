@@ -250,6 +250,9 @@ class Validator:
             registry.check_refs(entry.family, entry.version)
             detail = one_line(str(err), 300)
             raise RegistryError(str(entry.path), f"cannot compile the schema: {detail}") from err
+        self.surely_valid: Callable[[Any], bool] = self._fast.is_valid
+        """Return True if a record is valid; False: it may not be, ask `is_valid` (jsonschema-rs
+        alone, for a loop over many records; it raises on a value it cannot take)."""
 
     @property
     def reference(self) -> jsonschema.protocols.Validator:

@@ -19,7 +19,13 @@ from typing import IO, Any, Literal
 from evalreg.errors import MissingExtraError
 from evalreg.io import remote, streams
 from evalreg.io.codec import DecodeError, DuplicateKeyError, TooLargeError, loads, loads_lines
-from evalreg.io.streams import check_memory, open_gzip, open_regular, open_regular_fd
+from evalreg.io.streams import (
+    check_memory,
+    open_gzip,
+    open_regular,
+    open_regular_stat,
+    read_all,
+)
 
 Kind = Literal["json", "jsonl", "yaml"]
 STDIN = "-"
@@ -338,17 +344,9 @@ def read_whole(path: str) -> bytes:
     """
     if remote.is_url(path):
         return remote.read_url(path)
-    fd = open_regular_fd(path)
+    fd, status = open_regular_stat(path)
     try:
-        size = os.fstat(fd).st_size
-        data = os.read(fd, size + 1)
-        if len(data) == size:
-            return data  # the whole file in one read
-        # Less (one read returns at most about 2 GiB), or more (the file grew): read to the end.
-        parts = [data]
-        while chunk := os.read(fd, max(size - len(data), 1 << 20)):
-            parts.append(chunk)
-        return b"".join(parts)
+        return read_all(fd, status.st_size)
     finally:
         os.close(fd)
 

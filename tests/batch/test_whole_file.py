@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import orjson
 import pytest
 
 from evalreg import Registry
+from evalreg.batch import check
 from evalreg.batch.check import _QuickCheck
 from evalreg.engine.selection import ALL_RULES, NO_RULES, Selection
 from tests.examples_index import ALL
@@ -50,3 +52,63 @@ def test_whole_gives_what_file_gives(registry: Registry, tmp_path: Path, rules: 
             assert [found] == expected, path
     assert taken > 10
     assert whole.summaries == file.summaries
+
+
+@pytest.mark.parametrize("rules", [ALL_RULES, NO_RULES], ids=["rules", "no-rules"])
+def test_paths_gives_what_whole_and_file_give(
+    registry: Registry, tmp_path: Path, rules: Selection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The loop over many files (`paths`, with its steps of `whole` and `quick` done in place)
+    gives, file by file, what `whole` (or `file`, where `whole` cannot say) gives."""
+    paths = _paths(tmp_path)
+    paths += paths  # each file again: the second time, its shape and version are known
+    expected: list[object] = []
+    one_by_one = _QuickCheck(registry, None, None, rules)
+    for path in paths:
+        found = one_by_one.whole(path)
+        expected += list(one_by_one.file(path)) if found is None else [found]
+    sure = []
+    surely = check._surely
+    monkeypatch.setattr(check, "_surely", lambda v, r: sure.append(r) or surely(v, r))
+    looped = _QuickCheck(registry, None, None, rules)
+    assert list(looped.paths(paths)) == expected
+    assert looped.summaries == one_by_one.summaries
+    assert bool(sure) == (rules is NO_RULES)  # the steps in place are taken without rules
+
+
+def _lines(tmp_path: Path) -> Path:
+    """A JSONL file of instance records: valid ones, invalid ones, other versions between."""
+    example = next(e for e in ALL if e.family == "eee.instance" and e.path.suffix == ".jsonl")
+    records = [line for line in example.path.read_bytes().splitlines() if line.strip()]
+    first = orjson.loads(records[0])
+    other = dict(first, schema_version="0.1.0") if first["schema_version"] != "0.1.0" else first
+    lines = []
+    for index in range(40):
+        record = dict(first, sample_id=f"s{index}")
+        if index % 7 == 3:
+            record["sample_id"] = 7  # invalid: a number
+        if index % 11 == 5:
+            record = dict(other, sample_id=f"o{index}")
+        lines.append(orjson.dumps(record))
+    lines.insert(20, b'{"broken": ')
+    lines.insert(30, b'{"score": 1.50000000000000000001}')
+    path = tmp_path / "lines.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    return path
+
+
+def test_lines_in_place_give_what_quick_gives(
+    registry: Registry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A line of the shape and version of the line before is judged in place, as `quick` would."""
+    path = str(_lines(tmp_path))
+    sure = []
+    surely = check._surely
+    monkeypatch.setattr(check, "_surely", lambda v, r: sure.append(r) or surely(v, r))
+    fast = list(_QuickCheck(registry, None, None, NO_RULES).file(path))
+    assert len(sure) > 20
+    monkeypatch.setattr(check, "_surely", lambda v, r: False)  # every line through `quick`
+    slow = list(_QuickCheck(registry, None, None, NO_RULES).file(path))
+    assert fast == slow
+    assert sum(getattr(c, "count", 0) for c in fast) > 20
+    assert any(getattr(c, "status", "") == "invalid" for c in fast)

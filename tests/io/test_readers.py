@@ -1,13 +1,17 @@
 from __future__ import annotations
 
+import errno
 import gzip
 import io
+import os
 import sys
 from pathlib import Path
 
 import pytest
 
-from evalreg.io.readers import file_kind, read_items
+from evalreg.io import streams
+from evalreg.io.readers import file_kind, read_items, read_whole
+from evalreg.io.streams import InputError
 
 
 def _write(path: Path, data: bytes | str) -> str:
@@ -149,3 +153,50 @@ def test_sniffing_standard_input(tmp_path: Path) -> None:
     assert sniff_kind(b'{"a": 1, "a": 2}') == "json"  # one document naming a key twice
     assert sniff_kind(b'{"a": \n{"b": 2}\n') == "jsonl"  # a broken first line of JSONL
     assert sniff_kind(b"[1,\n2") == "json"
+
+
+def test_read_whole_reads_a_file_whole_and_refuses_a_folder(tmp_path: Path) -> None:
+    path = tmp_path / "run.json"
+    path.write_bytes(b'{"a": 1}' * 1000)
+    assert read_whole(str(path)) == b'{"a": 1}' * 1000
+    (tmp_path / "empty.json").write_bytes(b"")
+    assert read_whole(str(tmp_path / "empty.json")) == b""
+    with pytest.raises(InputError, match="not a regular file"):
+        read_whole(str(tmp_path))
+
+
+def test_read_whole_reads_on_where_a_regular_file_would_block(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file system that honours O_NONBLOCK for regular files (`BlockingIOError` on a read)
+    gets the file switched to blocking reads and read again, not an error."""
+    path = tmp_path / "run.json"
+    path.write_bytes(b"x" * 5000)
+    real, refused = os.read, []
+
+    def read(fd: int, size: int) -> bytes:
+        if not refused and os.get_blocking(fd) is False:
+            refused.append(fd)
+            raise BlockingIOError(errno.EAGAIN, "Resource temporarily unavailable")
+        return real(fd, size)
+
+    monkeypatch.setattr(streams.os, "read", read)
+    assert read_whole(str(path)) == b"x" * 5000
+    assert refused
+
+
+def test_read_whole_reads_a_file_that_grew_to_its_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "run.json"
+    path.write_bytes(b"y" * 100)
+    real = os.fstat
+
+    def fstat(fd: int) -> os.stat_result:  # the size as it was, before the file grew
+        found = real(fd)
+        fields = list(found)
+        fields[6] = 40  # st_size
+        return os.stat_result(fields)
+
+    monkeypatch.setattr(streams.os, "fstat", fstat)
+    assert read_whole(str(path)) == b"y" * 100
