@@ -21,7 +21,6 @@ library functions they call) takes the resulting `Config`; `Config()` is none at
 from __future__ import annotations
 
 import fnmatch
-import json
 import os
 import re
 import sys
@@ -35,11 +34,6 @@ from evalreg.engine.selection import PathRules, Selection, names_none
 from evalreg.errors import ConfigError, cut_repr
 from evalreg.io import remote
 from evalreg.registry.rules import SEVERITIES, Severity
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
 
 CONFIG_NAMES = ("evalreg.toml", "pyproject.toml")
 """The files looked for in each folder, in this order: the first that configures evalreg wins
@@ -217,7 +211,11 @@ class Config:
 
 def _quoted(key: str) -> str:
     """Return a key as TOML writes it in a dotted key: bare if it can be, else quoted."""
-    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key)
+    if re.fullmatch(r"[A-Za-z0-9_-]+", key):
+        return key
+    import json  # only for a key TOML must quote
+
+    return json.dumps(key)
 
 
 def _is_pyproject(path: str | None) -> bool:
@@ -228,6 +226,11 @@ def _is_pyproject(path: str | None) -> bool:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    # Imported here: most runs find no configuration file to read.
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
     try:
         with path.open("rb") as stream:
             data: dict[str, Any] = tomllib.load(stream)
