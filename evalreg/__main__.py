@@ -1,5 +1,5 @@
 """Run the command line: `python -m evalreg`."""
 
-from evalreg.cli import main
+from evalreg.cli import program
 
-main()
+program()

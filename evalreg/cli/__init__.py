@@ -9,6 +9,6 @@ prints, reads options or exits.
 May import: every other room.
 """
 
-from evalreg.cli.app import cli, main
+from evalreg.cli.app import cli, main, program
 
-__all__ = ["cli", "main"]
+__all__ = ["cli", "main", "program"]

@@ -8,9 +8,13 @@ commands, and validating a file nothing of migration, diffs or publishing.
 from __future__ import annotations
 
 import importlib.metadata
+import io
+import json
 import os
 import subprocess
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -104,3 +108,93 @@ def test_the_help_lists_every_command() -> None:
     _, out = imported("--help")
     for command in ("validate", "migrate", "detect", "status", "publish", "diff", "list", "init"):
         assert f"\n  {command} " in out
+
+
+class _Ended(Exception):
+    """Raised in place of `os._exit`, with its code."""
+
+
+def _program(
+    monkeypatch: pytest.MonkeyPatch, run: Callable[[], None], callbacks: int = 0
+) -> tuple[str, int | str | None]:
+    """Run `program` with `run` as `main`; return how it ended ("ended" at once, or "exited"
+    through `SystemExit`) and the code."""
+    from evalreg.cli import app
+
+    def ended(code: int) -> None:
+        raise _Ended(code)
+
+    monkeypatch.setattr(app, "main", run)
+    monkeypatch.setattr(app.os, "_exit", ended)
+    monkeypatch.setattr(app.atexit, "_ncallbacks", lambda: callbacks)
+    try:
+        app.program()
+    except _Ended as err:
+        return "ended", err.args[0]
+    except SystemExit as err:
+        return "exited", err.code
+    raise AssertionError("program returned")
+
+
+def _report(code: int | str | None) -> Callable[[], None]:
+    def run() -> None:
+        sys.stdout.write("the report\n")  # left in the buffer: `program` must flush it
+        sys.exit(code)
+
+    return run
+
+
+def test_the_program_ends_at_once_with_the_code_and_the_output_flushed(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    assert _program(monkeypatch, _report(1)) == ("ended", 1)
+    assert capfd.readouterr().out == "the report\n"
+    assert _program(monkeypatch, _report(None)) == ("ended", 0)
+
+
+def test_the_program_exits_as_usual_when_something_is_left_to_finish(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # An exit handler registered (multiprocessing, logging, coverage register theirs):
+    assert _program(monkeypatch, _report(2), callbacks=1) == ("exited", 2)
+    # A message for an exit code, which Python prints:
+    assert _program(monkeypatch, _report("bye")) == ("exited", "bye")
+    # Another thread still running, which Python waits for:
+    release = threading.Event()
+    waiting = threading.Thread(target=release.wait)
+    waiting.start()
+    try:
+        assert _program(monkeypatch, _report(0)) == ("exited", 0)
+    finally:
+        release.set()
+        waiting.join()
+
+
+def test_the_program_exits_as_usual_when_standard_output_cannot_be_flushed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    class Full(io.StringIO):
+        def flush(self) -> None:
+            raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(sys, "stdout", Full())
+    assert _program(monkeypatch, _report(0)) == ("exited", 0)
+
+
+def test_a_long_report_reaches_a_pipe_whole_before_the_process_ends(tmp_path: Path) -> None:
+    """The process ends without Python's own flush at exit: every byte of a report larger than
+    any buffer still reaches the reader, and the exit code is the run's."""
+    for index in range(400):
+        (tmp_path / f"run-{index:03}.json").write_text('{"schema_version": "9.9.9"}')
+    env = {k: v for k, v in os.environ.items() if k != "COVERAGE_PROCESS_START"}
+    done = subprocess.run(
+        [sys.executable, "-m", "evalreg", "validate", "--format", "json", str(tmp_path)],
+        capture_output=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == 401  # one problem per file, then the summary
+    assert all(json.loads(line) for line in lines)
+    assert len(done.stdout) > 1 << 16
