@@ -315,8 +315,14 @@ class _QuickCheck:
         found: RecordCheck | Validator
         seen: Validator | None = None
         # Most lines are of the shape, version and validity of the line before, and have no
-        # rules to run: for them, `quick`'s steps are taken here.
+        # rules to run: for them, `quick`'s steps are taken here. `known` is the detection of
+        # such lines (None: none yet), and `surely` the check of their version, both taken
+        # again from `quick`'s memory (`_seen`) after each line `quick` or `check` judged.
         shapes = self._shapes if self.rules is None else None
+        find = shapes.find if shapes is not None else None
+        known: Detection | None = None
+        surely: Callable[[Any], bool] | None = None
+        stale = True
         blocks = iter(blocks)
         while True:
             try:
@@ -331,7 +337,19 @@ class _QuickCheck:
             # One line at a time: a block's records all alive at once would keep the garbage
             # collector busy with them.
             for index, text in enumerate(block.lines):
+                if stale:
+                    known, surely, stale = self._known(seen), None, False
+                    if known is not None and seen is not None:
+                        surely = seen.surely_valid
                 record = loads_line(text)
+                if known is not None and find is not None and find(record) is known:
+                    try:
+                        if surely is not None and surely(record):
+                            valid += 1
+                            continue
+                    except (ValueError, TypeError, OverflowError):
+                        pass  # a value jsonschema-rs cannot take: `quick` asks the reference
+                stale = True
                 if isinstance(record, ValueError):
                     line = block.lines[index]
                     ended = block.ended or index < last
@@ -340,17 +358,6 @@ class _QuickCheck:
                         continue
                     found = self.check(item)
                 else:
-                    detection, validator = self._seen
-                    if (
-                        seen is validator
-                        and shapes is not None
-                        and detection is not None
-                        and detection.status == "detected"
-                        and shapes.find(record) is detection
-                        and _surely(validator, record)
-                    ):
-                        valid += 1
-                        continue
                     found = quick(record, path, line_no + index + 1)
                     if isinstance(found, Validator):
                         if found is not seen:  # another version: another run
@@ -367,6 +374,20 @@ class _QuickCheck:
         if valid:
             yield _run(path, valid, seen)
         return line_no
+
+    def _known(self, validator: Validator | None) -> Detection | None:
+        """Return the detection `quick` remembers if a record of it that `validator` finds
+        valid needs no more (a detection by shape alone, of `validator`'s version), else None."""
+        detection, remembered = self._seen
+        if (
+            self.rules is None
+            and self._shapes is not None
+            and detection is not None
+            and detection.status == "detected"
+            and remembered is validator
+        ):
+            return detection
+        return None
 
     def paths(self, files: Iterable[str]) -> Iterator[RecordCheck | ValidRun]:
         """Check every record of each file in turn, as `whole` and `file` do.

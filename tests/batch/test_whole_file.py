@@ -102,13 +102,15 @@ def test_lines_in_place_give_what_quick_gives(
 ) -> None:
     """A line of the shape and version of the line before is judged in place, as `quick` would."""
     path = str(_lines(tmp_path))
-    sure = []
-    surely = check._surely
-    monkeypatch.setattr(check, "_surely", lambda v, r: sure.append(r) or surely(v, r))
+    judged = []
+    quick = _QuickCheck.quick
+    monkeypatch.setattr(_QuickCheck, "quick", lambda *a: judged.append(a) or quick(*a))
     fast = list(_QuickCheck(registry, None, None, NO_RULES).file(path))
-    assert len(sure) > 20
-    monkeypatch.setattr(check, "_surely", lambda v, r: False)  # every line through `quick`
+    in_place = 41 - len(judged)  # of the 41 lines that parse, those not given to `quick`
+    assert in_place > 25
+    monkeypatch.setattr(_QuickCheck, "_known", lambda self, validator: None)
     slow = list(_QuickCheck(registry, None, None, NO_RULES).file(path))
+    assert len(judged) == 41 - in_place + 41  # every line through `quick` this time
     assert fast == slow
     assert sum(getattr(c, "count", 0) for c in fast) > 20
     assert any(getattr(c, "status", "") == "invalid" for c in fast)
