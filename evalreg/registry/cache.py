@@ -2,9 +2,10 @@
 
 Loading a registry parses its YAML manifests (which takes PyYAML, slow to import and to run),
 decodes its schema files and hashes each released schema for the lock check. Each of these is
-a pure function of a file's bytes, so its result is kept in one JSON file in the user's cache
-folder, under a digest (BLAKE2b) of the exact bytes it came from: a file edited in any way, in
-the same second and to the same size included, is looked up under another key and read again.
+a pure function of a file's bytes, so its result is kept in a JSON file in the user's cache
+folder (one per installation of evalreg, at most `MAX_FILES`), under a digest (BLAKE2b) of the
+exact bytes it came from: a file edited in any way, in the same second and to the same size
+included, is looked up under another key and read again.
 
 The folder is `EVALREG_CACHE_DIR`, else `$XDG_CACHE_HOME/evalreg`, else `~/.cache/evalreg`;
 an empty `EVALREG_CACHE_DIR` turns the cache off. A value is kept only where it reads back from
@@ -30,7 +31,13 @@ from typing import Any
 import orjson
 
 ENV_CACHE_DIR = "EVALREG_CACHE_DIR"
-CACHE_NAME = "registry-cache.json"
+CACHE_PREFIX = "registry-cache-"
+"""Cache files are named `registry-cache-<digest of the stamp>.json`: one for each installation
+(see `cache_file`)."""
+MAX_FILES = 8
+"""The most cache files kept in the folder (one per installation of evalreg used, such as a
+project's virtual environment and a pre-commit hook's); beyond it, those changed least recently
+are removed."""
 MAX_ENTRIES = 1000
 """The most values the cache file holds (the built-in registry takes about 100)."""
 MAX_CACHE_BYTES = 4 * 1024 * 1024
@@ -87,6 +94,24 @@ def _stamps() -> Iterator[list[Any]]:
         yield _stat(str(package / part))
 
 
+def current_stamp() -> list[Any]:
+    """Return what a cache file must have been written by: the cache's format, Python, and the
+    size and time of change of each file of the code that decodes registry files."""
+    return [_FORMAT, sys.version, *_stamps()]
+
+
+def cache_file(folder: Path, stamp: list[Any] | None = None) -> Path:
+    """Return the cache file in `folder` of the installation that `stamp` (by default, this
+    one's) describes.
+
+    Each installation (its evalreg, Python and decoders, where they are) has a file of its own:
+    two used in turn would otherwise replace each other's cache at every start.
+    """
+    found = current_stamp() if stamp is None else stamp
+    digest = _key_hasher()(orjson.dumps(found), digest_size=8).hexdigest()
+    return folder / f"{CACHE_PREFIX}{digest}.json"
+
+
 def _stat(path: str | None) -> list[Any]:
     if path is None:
         return [None]
@@ -129,7 +154,7 @@ class RegistryCache:
     change freely.
     """
 
-    def __init__(self, path: Path | None) -> None:
+    def __init__(self, path: Path | None, stamp: list[Any] | None = None) -> None:
         self.path = path
         self._stamp: list[Any] = []
         self._entries: dict[str, str] = {}
@@ -137,14 +162,17 @@ class RegistryCache:
         self._changed = False
         self._blake2b: Any = None
         if path is not None:
-            self._stamp = [_FORMAT, sys.version, *_stamps()]
+            self._stamp = current_stamp() if stamp is None else stamp
             self._entries = self._read(path)
 
     @classmethod
     def open(cls) -> RegistryCache:
         """Return the user's cache (one that holds nothing and keeps nothing when turned off)."""
         folder = cache_directory()
-        return cls(None if folder is None else folder / CACHE_NAME)
+        if folder is None:
+            return cls(None)
+        stamp = current_stamp()
+        return cls(cache_file(folder, stamp), stamp)
 
     @property
     def enabled(self) -> bool:
@@ -231,6 +259,7 @@ class RegistryCache:
         if len(blob) > MAX_CACHE_BYTES:
             return
         _write_quietly(self.path, blob)
+        _prune(self.path)
         self._entries, self._changed = entries, False
 
 
@@ -268,3 +297,24 @@ def _write_quietly(path: Path, blob: bytes) -> None:
         if temporary is not None:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
+
+
+def _prune(kept: Path) -> None:
+    """Remove the cache files of the folder of `kept` beyond `MAX_FILES`, those changed least
+    recently first (`kept` stays); never raise."""
+    try:
+        with os.scandir(kept.parent) as listing:
+            found = [
+                (entry.stat().st_mtime_ns, entry.path)
+                for entry in listing
+                if entry.name.startswith(CACHE_PREFIX)
+                and entry.name.endswith(".json")
+                and entry.path != str(kept)
+                and entry.is_file(follow_symlinks=False)
+            ]
+    except OSError:
+        return
+    found.sort(reverse=True)
+    for _, path in found[MAX_FILES - 1 :]:
+        with contextlib.suppress(OSError):
+            os.unlink(path)

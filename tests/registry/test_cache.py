@@ -18,7 +18,14 @@ import evalreg
 from evalreg.errors import IntegrityError, RegistryError
 from evalreg.registry import cache as cache_module
 from evalreg.registry import manifest as manifest_module
-from evalreg.registry.cache import CACHE_NAME, ENV_CACHE_DIR, MISS, RegistryCache, cache_directory
+from evalreg.registry.cache import (
+    ENV_CACHE_DIR,
+    MAX_FILES,
+    MISS,
+    RegistryCache,
+    cache_directory,
+    cache_file,
+)
 from evalreg.registry.lock import LOCK_NAME, digest
 from tests.conftest import RegistryFactory
 
@@ -57,7 +64,7 @@ def load(root: Path) -> evalreg.Registry:
 
 
 def entries(folder: Path) -> dict[str, str]:
-    data: dict[str, str] = orjson.loads((folder / CACHE_NAME).read_bytes())["entries"]
+    data: dict[str, str] = orjson.loads((cache_file(folder)).read_bytes())["entries"]
     return data
 
 
@@ -95,7 +102,7 @@ def test_a_corrupt_cache_file_is_ignored_and_replaced(
     root = acme(make_registry_dir)
     folder.mkdir()
     for junk in (b'{"stamp": [1], "entr', b"[]", b'{"stamp": 1, "entries": {"a": 1}}'):
-        (folder / CACHE_NAME).write_bytes(junk)
+        (cache_file(folder)).write_bytes(junk)
         assert load(root).manifest("acme.run").title == "Acme runs"
     assert len(parsed) == 3
     assert any(name.startswith("manifest:") for name in entries(folder))
@@ -106,9 +113,9 @@ def test_a_pipe_in_place_of_the_cache_file_is_passed_over(
     folder: Path, make_registry_dir: RegistryFactory
 ) -> None:
     folder.mkdir()
-    os.mkfifo(folder / CACHE_NAME)  # opened as a file, it would wait for a writer forever
+    os.mkfifo(cache_file(folder))  # opened as a file, it would wait for a writer forever
     assert load(acme(make_registry_dir)).manifest("acme.run").title == "Acme runs"
-    assert (folder / CACHE_NAME).is_file()  # replaced by a cache file
+    assert (cache_file(folder)).is_file()  # replaced by a cache file
 
 
 def test_a_value_in_the_cache_is_checked_as_a_parsed_one(
@@ -116,10 +123,10 @@ def test_a_value_in_the_cache_is_checked_as_a_parsed_one(
 ) -> None:
     root = acme(make_registry_dir)
     load(root)
-    data = orjson.loads((folder / CACHE_NAME).read_bytes())
+    data = orjson.loads((cache_file(folder)).read_bytes())
     (name,) = (name for name in data["entries"] if name.startswith("manifest:"))
     data["entries"][name] = json.dumps({"name": "acme.run", "title": "x", "kind": "csv"})
-    (folder / CACHE_NAME).write_bytes(orjson.dumps(data))
+    (cache_file(folder)).write_bytes(orjson.dumps(data))
     with pytest.raises(RegistryError, match="kind"):
         load(root)
 
@@ -164,7 +171,7 @@ def test_an_unwritable_folder_changes_nothing(
 
 
 def test_what_json_does_not_hold_exactly_is_not_kept(tmp_path: Path) -> None:
-    cache = RegistryCache(tmp_path / CACHE_NAME)
+    cache = RegistryCache(cache_file(tmp_path))
     key = cache.key(b"bytes")
     for value in (
         {"when": datetime.date(2024, 1, 1)},
@@ -176,10 +183,10 @@ def test_what_json_does_not_hold_exactly_is_not_kept(tmp_path: Path) -> None:
     ):
         cache.put("manifest", key, value)
         cache.save()
-        assert not (tmp_path / CACHE_NAME).exists(), value
+        assert not (cache_file(tmp_path)).exists(), value
     cache.put("manifest", key, {"floats": [1.0, -0.0, 1e300], "ints": [1, True, None]})
     cache.save()
-    again = RegistryCache(tmp_path / CACHE_NAME).get("manifest", key)
+    again = RegistryCache(cache_file(tmp_path)).get("manifest", key)
     assert again == {"floats": [1.0, -0.0, 1e300], "ints": [1, True, None]}
     assert [type(v) for v in again["ints"]] == [int, bool, type(None)]
     assert str(again["floats"][1]) == "-0.0"
@@ -258,13 +265,13 @@ def test_the_file_keeps_the_values_used_last_within_its_bounds(
 def test_a_cached_start_does_not_import_yaml(folder: Path) -> None:
     """Nor what the registry needs only for some commands: version specifiers, hashes."""
     watch = (
-        "import runpy, sys\n"
-        "sys.argv = ['evalreg', 'list']\n"
-        "try:\n"
-        "    runpy.run_module('evalreg', run_name='__main__')\n"
-        "finally:\n"
-        "    watched = ('yaml', 'packaging.specifiers', 'hashlib')\n"
+        "import atexit, runpy, sys\n"
+        "watched = ('yaml', 'packaging.specifiers', 'hashlib')\n"
+        "def listed():\n"
         "    sys.stderr.write('IMPORTED %s' % [m for m in watched if m in sys.modules])\n"
+        "atexit.register(listed)  # the program ends the process: no `finally` would run\n"
+        "sys.argv = ['evalreg', 'list']\n"
+        "runpy.run_module('evalreg', run_name='__main__')\n"
     )
     env = os.environ | {ENV_CACHE_DIR: str(folder)}
     found = []
@@ -276,3 +283,41 @@ def test_a_cached_start_does_not_import_yaml(folder: Path) -> None:
         found.append(done.stderr.rsplit("IMPORTED ", 1)[-1])
     assert "'yaml'" in found[0]  # the first start parses the manifests
     assert found[1] == "[]"
+
+
+def test_two_installations_keep_a_cache_file_each(
+    folder: Path,
+    parsed: list[str],
+    make_registry_dir: RegistryFactory,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two installations of evalreg (a project's environment and a hook's, say) used in turn
+    each find their own values again, instead of replacing each other's file at every start."""
+    root = acme(make_registry_dir)
+    load(root)
+    other = [*cache_module.current_stamp(), "another installation"]
+    monkeypatch.setattr(cache_module, "current_stamp", lambda: other)
+    load(root)
+    assert len(parsed) == 2  # the other installation had no values of its own yet
+    load(root)
+    monkeypatch.undo()
+    load(root)
+    assert len(parsed) == 2  # each found its own values again
+    assert len(list(folder.glob("registry-cache-*.json"))) == 2
+
+
+def test_the_files_of_installations_used_least_recently_are_removed(
+    folder: Path, make_registry_dir: RegistryFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = acme(make_registry_dir)
+    stamp = cache_module.current_stamp()
+    for index in range(MAX_FILES + 3):
+        monkeypatch.setattr(cache_module, "current_stamp", lambda i=index: [*stamp, i])
+        load(root)
+        written = cache_file(folder)
+        os.utime(written, ns=(index * 10**9, index * 10**9))  # in order of use
+    (folder / "notes.json").write_text("{}")  # not a cache file: left alone
+    files = sorted(folder.glob("registry-cache-*.json"), key=lambda p: p.stat().st_mtime_ns)
+    assert len(files) == MAX_FILES
+    assert files[-1] == cache_file(folder)  # the one used last stays
+    assert (folder / "notes.json").exists()
