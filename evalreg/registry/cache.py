@@ -34,6 +34,8 @@ ENV_CACHE_DIR = "EVALREG_CACHE_DIR"
 CACHE_PREFIX = "registry-cache-"
 """Cache files are named `registry-cache-<digest of the stamp>.json`: one for each installation
 (see `cache_file`)."""
+_EARLIER_NAME = "registry-cache.json"
+"""The one cache file of earlier versions (one for every installation), removed as others are."""
 MAX_FILES = 8
 """The most cache files kept in the folder (one per installation of evalreg used, such as a
 project's virtual environment and a pre-commit hook's); beyond it, those changed least recently
@@ -301,20 +303,21 @@ def _write_quietly(path: Path, blob: bytes) -> None:
 
 def _prune(kept: Path) -> None:
     """Remove the cache files of the folder of `kept` beyond `MAX_FILES`, those changed least
-    recently first (`kept` stays); never raise."""
+    recently first (`kept` stays), and the file of earlier versions; never raise."""
     try:
         with os.scandir(kept.parent) as listing:
             found = [
                 (entry.stat().st_mtime_ns, entry.path)
                 for entry in listing
-                if entry.name.startswith(CACHE_PREFIX)
+                if (entry.name.startswith(CACHE_PREFIX) or entry.name == _EARLIER_NAME)
                 and entry.name.endswith(".json")
                 and entry.path != str(kept)
                 and entry.is_file(follow_symlinks=False)
             ]
     except OSError:
         return
-    found.sort(reverse=True)
-    for _, path in found[MAX_FILES - 1 :]:
+    earlier = [path for _, path in found if os.path.basename(path) == _EARLIER_NAME]
+    newest_first = sorted((item for item in found if item[1] not in earlier), reverse=True)
+    for path in [*earlier, *(path for _, path in newest_first[MAX_FILES - 1 :])]:
         with contextlib.suppress(OSError):
             os.unlink(path)

@@ -311,13 +311,16 @@ def test_the_files_of_installations_used_least_recently_are_removed(
 ) -> None:
     root = acme(make_registry_dir)
     stamp = cache_module.current_stamp()
+    folder.mkdir()
+    (folder / "notes.json").write_text("{}")  # not a cache file: left alone
+    (folder / "registry-cache.json").write_text("{}")  # the one file of earlier versions
     for index in range(MAX_FILES + 3):
         monkeypatch.setattr(cache_module, "current_stamp", lambda i=index: [*stamp, i])
         load(root)
         written = cache_file(folder)
         os.utime(written, ns=(index * 10**9, index * 10**9))  # in order of use
-    (folder / "notes.json").write_text("{}")  # not a cache file: left alone
     files = sorted(folder.glob("registry-cache-*.json"), key=lambda p: p.stat().st_mtime_ns)
     assert len(files) == MAX_FILES
     assert files[-1] == cache_file(folder)  # the one used last stays
     assert (folder / "notes.json").exists()
+    assert not (folder / "registry-cache.json").exists()
