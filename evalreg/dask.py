@@ -35,8 +35,8 @@ from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Se
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from evalreg.batch import parallel
-from evalreg.batch.check import RecordCheck, check_item
 from evalreg.batch.migrate_file import RecordMigration
+from evalreg.batch.records import RecordCheck, check_item
 from evalreg.batch.walk import iter_files
 from evalreg.engine.registry import Registry, load_registry
 from evalreg.errors import (

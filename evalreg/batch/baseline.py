@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from evalreg.batch.check import RecordCheck, RuleFinding, ValidRun
+from evalreg.batch.records import RecordCheck, RuleFinding, ValidRun
 from evalreg.batch.summary import code
 from evalreg.engine.validators import Issue
 from evalreg.errors import ReadError

@@ -16,7 +16,7 @@ from evalreg.errors import RequirementError, UnknownVersionError
 from evalreg.registry.versions import parse_version
 
 if TYPE_CHECKING:
-    from evalreg.batch.check import RecordCheck
+    from evalreg.batch.records import RecordCheck
     from evalreg.engine.registry import Registry
 
 UNDECIDED = ("ambiguous", "unknown", "unknown-version")

@@ -13,8 +13,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from evalreg.batch import parallel
-from evalreg.batch.check import RecordCheck, RuleFinding, ValidRun, check_paths, validate_paths
+from evalreg.batch.check import check_paths, validate_paths
 from evalreg.batch.config import Config
+from evalreg.batch.records import RecordCheck, RuleFinding, ValidRun
 from evalreg.batch.summary import Summary
 from evalreg.engine.registry import Registry
 from evalreg.engine.selection import Selection

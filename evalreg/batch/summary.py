@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from evalreg.batch.check import RecordCheck, RuleFinding, ValidRun
+from evalreg.batch.records import RecordCheck, RuleFinding, ValidRun
 from evalreg.engine.validators import Issue
 from evalreg.registry.versions import is_version, parse_version
 

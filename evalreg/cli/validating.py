@@ -343,7 +343,7 @@ def validate_command(
     # Start-up makes thousands of objects that live as long as the command (modules, the
     # registry) and no garbage worth collecting: the collector waits until the run.
     with collector_paused():
-        from evalreg.batch.check import RecordCheck, RuleFinding
+        from evalreg.batch.records import RecordCheck, RuleFinding
         from evalreg.batch.runs import validate_run
         from evalreg.batch.summary import ProblemGroups
 

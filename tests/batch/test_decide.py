@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from evalreg import Registry
-from evalreg.batch.check import RecordCheck, _QuickCheck, check_item, decide
+from evalreg.batch.quick import QuickCheck
+from evalreg.batch.records import RecordCheck, check_item, decide
 from evalreg.batch.rules import RuleRun
 from evalreg.engine.selection import ALL_RULES
 from evalreg.io.readers import Item
@@ -28,7 +29,7 @@ def test_the_quick_check_gives_check_item_or_says_valid_with_nothing_to_say(
             ].version
             if version is None:
                 continue
-        quick = _QuickCheck(registry, family, version, ALL_RULES)
+        quick = QuickCheck(registry, family, version, ALL_RULES)
         rules = RuleRun(registry, ALL_RULES)
         for line, record in enumerate(example.records(), 1):
             path = str(example.path)

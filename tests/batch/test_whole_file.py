@@ -1,4 +1,5 @@
-"""A JSON file read whole (`_QuickCheck.whole`) is checked as `_QuickCheck.file` checks it."""
+"""A JSON file read whole (`QuickCheck.whole`) is checked as `QuickCheck.file` checks it, and
+records judged in the loops over files and lines as `QuickCheck.quick` judges them."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import orjson
 import pytest
 
 from evalreg import Registry
-from evalreg.batch import check
-from evalreg.batch.check import _QuickCheck
+from evalreg.batch import quick
+from evalreg.batch.quick import QuickCheck
 from evalreg.engine.selection import ALL_RULES, NO_RULES, Selection
 from tests.examples_index import ALL
 
@@ -40,7 +41,7 @@ def _paths(tmp_path: Path) -> list[str]:
 
 @pytest.mark.parametrize("rules", [ALL_RULES, NO_RULES], ids=["rules", "no-rules"])
 def test_whole_gives_what_file_gives(registry: Registry, tmp_path: Path, rules: Selection) -> None:
-    whole, file = _QuickCheck(registry, None, None, rules), _QuickCheck(registry, None, None, rules)
+    whole, file = QuickCheck(registry, None, None, rules), QuickCheck(registry, None, None, rules)
     taken = 0
     for path in _paths(tmp_path):
         found = whole.whole(path)
@@ -63,14 +64,14 @@ def test_paths_gives_what_whole_and_file_give(
     paths = _paths(tmp_path)
     paths += paths  # each file again: the second time, its shape and version are known
     expected: list[object] = []
-    one_by_one = _QuickCheck(registry, None, None, rules)
+    one_by_one = QuickCheck(registry, None, None, rules)
     for path in paths:
         found = one_by_one.whole(path)
         expected += list(one_by_one.file(path)) if found is None else [found]
     sure = []
-    surely = check._surely
-    monkeypatch.setattr(check, "_surely", lambda v, r: sure.append(r) or surely(v, r))
-    looped = _QuickCheck(registry, None, None, rules)
+    surely = quick._surely
+    monkeypatch.setattr(quick, "_surely", lambda v, r: sure.append(r) or surely(v, r))
+    looped = QuickCheck(registry, None, None, rules)
     assert list(looped.paths(paths)) == expected
     assert looped.summaries == one_by_one.summaries
     assert bool(sure) == (rules is NO_RULES)  # the steps in place are taken without rules
@@ -103,13 +104,13 @@ def test_lines_in_place_give_what_quick_gives(
     """A line of the shape and version of the line before is judged in place, as `quick` would."""
     path = str(_lines(tmp_path))
     judged = []
-    quick = _QuickCheck.quick
-    monkeypatch.setattr(_QuickCheck, "quick", lambda *a: judged.append(a) or quick(*a))
-    fast = list(_QuickCheck(registry, None, None, NO_RULES).file(path))
+    judge = QuickCheck.quick
+    monkeypatch.setattr(QuickCheck, "quick", lambda *a: judged.append(a) or judge(*a))
+    fast = list(QuickCheck(registry, None, None, NO_RULES).file(path))
     in_place = 41 - len(judged)  # of the 41 lines that parse, those not given to `quick`
     assert in_place > 25
-    monkeypatch.setattr(_QuickCheck, "_known", lambda self, validator: None)
-    slow = list(_QuickCheck(registry, None, None, NO_RULES).file(path))
+    monkeypatch.setattr(QuickCheck, "_known", lambda self, validator: None)
+    slow = list(QuickCheck(registry, None, None, NO_RULES).file(path))
     assert len(judged) == 41 - in_place + 41  # every line through `quick` this time
     assert fast == slow
     assert sum(getattr(c, "count", 0) for c in fast) > 20

@@ -13,7 +13,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -115,10 +114,11 @@ class _Ended(Exception):
 
 
 def _program(
-    monkeypatch: pytest.MonkeyPatch, run: Callable[[], None], callbacks: int = 0
+    monkeypatch: pytest.MonkeyPatch, run: Callable[[], None], callbacks: int = 0, threads: int = 1
 ) -> tuple[str, int | str | None]:
-    """Run `program` with `run` as `main`; return how it ended ("ended" at once, or "exited"
-    through `SystemExit`) and the code."""
+    """Run `program` with `run` as `main`, as if `callbacks` exit handlers were registered and
+    `threads` threads ran; return how it ended ("ended" at once, or "exited" through
+    `SystemExit`) and the code."""
     from evalreg.cli import app
 
     def ended(code: int) -> None:
@@ -127,6 +127,7 @@ def _program(
     monkeypatch.setattr(app, "main", run)
     monkeypatch.setattr(app.os, "_exit", ended)
     monkeypatch.setattr(app.atexit, "_ncallbacks", lambda: callbacks)
+    monkeypatch.setattr(app.threading, "active_count", lambda: threads)
     try:
         app.program()
     except _Ended as err:
@@ -160,14 +161,7 @@ def test_the_program_exits_as_usual_when_something_is_left_to_finish(
     # A message for an exit code, which Python prints:
     assert _program(monkeypatch, _report("bye")) == ("exited", "bye")
     # Another thread still running, which Python waits for:
-    release = threading.Event()
-    waiting = threading.Thread(target=release.wait)
-    waiting.start()
-    try:
-        assert _program(monkeypatch, _report(0)) == ("exited", 0)
-    finally:
-        release.set()
-        waiting.join()
+    assert _program(monkeypatch, _report(0), threads=2) == ("exited", 0)
 
 
 def test_the_program_exits_as_usual_when_standard_output_cannot_be_flushed(
