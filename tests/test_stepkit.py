@@ -131,6 +131,15 @@ def test_relabel_sets_the_label_in_place_of_a_copy() -> None:
     assert record == {"schema_version": "0.2.1", "results": [{"score": BIG}]}
 
 
+@pytest.mark.parametrize("pointer", ["/schema_version", "/meta/schema_version"])
+def test_relabel_of_a_record_it_owns_sets_the_label_in_place(pointer: str) -> None:
+    record = {"schema_version": "0.2.1", "meta": {"schema_version": "1"}, "n": 1}
+    out = relabel(pointer, "0.2.2")(record, StepContext(owned=True))
+    assert out is record and list(out) == ["schema_version", "meta", "n"]
+    key = pointer.rsplit("/", 1)[1]
+    assert (out if pointer.count("/") == 1 else out["meta"])[key] == "0.2.2"
+
+
 def test_relabel_adds_a_missing_label_last() -> None:
     out = relabel("/schema_version", "0.3.0")({"a": 1}, StepContext())
     assert list(out.items()) == [("a", 1), ("schema_version", "0.3.0")]

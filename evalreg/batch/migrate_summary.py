@@ -87,12 +87,40 @@ class NoteGroups:
         self.texts: dict[tuple[Any, ...], str] = {} if texts is None else texts
         """What `_describe` remembers (shared by the groups of each file of a run)."""
 
-    def add(self, path: str, line: int | None, notes: Iterable[Note], records: int = 1) -> None:
-        """Count the notes of the record at `path`, `line` (and of the `records` - 1 after it)."""
+    def add(
+        self,
+        path: str,
+        line: int | None,
+        notes: Iterable[Note],
+        records: int = 1,
+        counts: NoteCounts | None = None,
+    ) -> None:
+        """Count the notes of the record at `path`, `line` (and of the `records` - 1 after it);
+        with `counts`, count them there too (`NoteCounts.add`), in the same pass."""
         groups, last_file, texts = self.groups, self.last_file, self.texts
         seen: set[str] = set()  # each distinct note once a record
+        kinds = None if counts is None else counts.kinds
+        placeholders = 0
         for note in notes:
-            text = texts.get(_key(note))
+            kind, origin = note.kind, note.origin
+            if kinds is not None:
+                kinds[kind] = kinds.get(kind, 0) + records
+                placeholders += origin == "placeholder"
+            # `_key(note)`, written out: this runs for every note of every record.
+            if kind == "added" and origin is not None and origin != "derived":
+                key = _key(note)
+            else:
+                key = (
+                    kind,
+                    note.pointer,
+                    note.source,
+                    note.detail,
+                    note.step,
+                    origin,
+                    note.from_type,
+                    note.to_type,
+                )
+            text = texts.get(key)
             if text is None:
                 text = self._describe(note)
             if text in seen:
@@ -108,6 +136,9 @@ class NoteGroups:
             if last_file.get(text) != path:
                 last_file[text] = path
                 group[3] += 1
+        if counts is not None and placeholders:
+            counts.placeholders += placeholders * records
+            counts.records_with_placeholders += records
 
     def _describe(self, note: Note) -> str:
         """Return `note.describe(generalise=True)`, remembered for notes alike (records of one
@@ -141,23 +172,21 @@ class NoteGroups:
 
 def _key(note: Note) -> tuple[Any, ...]:
     """Return what tells `note.describe(generalise=True)` apart: its fields but the values that
-    differ from record to record."""
+    differ from record to record (the types of a conversion, None for other kinds, included)."""
     kind, origin = note.kind, note.origin
-    if kind == "converted":
-        return (
-            kind,
-            note.pointer,
-            note.source,
-            note.detail,
-            note.step,
-            origin,
-            note.from_type,
-            note.to_type,
-        )
     if kind == "added" and origin is not None and origin != "derived":
         value = _value_key(note.value)
         return (kind, note.pointer, note.source, note.detail, note.step, origin, value)
-    return (kind, note.pointer, note.source, note.detail, note.step, origin)
+    return (
+        kind,
+        note.pointer,
+        note.source,
+        note.detail,
+        note.step,
+        origin,
+        note.from_type,
+        note.to_type,
+    )
 
 
 def _value_key(value: Any) -> Any:
@@ -197,10 +226,11 @@ class MigrationSummary:
             result = outcome.result
             if result is None or result.status == "failed":
                 return
-            if result.status == "migrated":
-                self._notes.add(result.notes, outcome.count)
+            counts = self._notes if result.status == "migrated" else None
             if self.group_notes:
-                self._groups.add(outcome.path, outcome.line, result.notes, outcome.count)
+                self._groups.add(outcome.path, outcome.line, result.notes, outcome.count, counts)
+            elif counts is not None:
+                counts.add(result.notes, outcome.count)
             return
         if isinstance(outcome, Leftover):
             return

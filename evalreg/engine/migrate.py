@@ -24,7 +24,7 @@ A caller that hands its record over without `reread` gets the steps told to leav
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
@@ -52,7 +52,7 @@ from evalreg.io.pointer import MISSING, resolve, split
 from evalreg.registry.versions import match_version
 
 if TYPE_CHECKING:
-    from evalreg.engine.validators import Issue
+    from evalreg.engine.validators import Issue, Validator
     from evalreg.registry.core import BaseRegistry
     from evalreg.registry.manifest import Marker
 
@@ -131,6 +131,21 @@ class _Route:
     """The name of each step of the chain (a migrated record's `steps`)."""
     writer: _Writer | None
     """How each step's version is written into the record (None: the family writes none)."""
+    family: str = ""
+    checks: dict[str, Validator] = field(default_factory=dict, compare=False, repr=False)
+    """The validator of the target, once asked for (`check`)."""
+
+    def check(self, registry: BaseRegistry) -> Validator:
+        """Return the validator of the target in `registry` (the registry the route is kept
+        on): asked of it once, as every record of the route is validated there.
+
+        Raises:
+            RemoteRefError: the schema refers outside the registry.
+        """
+        found = self.checks.get(self.target)
+        if found is None:
+            found = self.checks[self.target] = validator(registry, self.family, self.target)
+        return found
 
     @classmethod
     def find(cls, registry: BaseRegistry, family: str, source: str, to: str) -> _Route:
@@ -154,7 +169,7 @@ class _Route:
             defaults = MappingProxyType(dict(steps.defaults(source, target)))
             declared = MappingProxyType({p.name: p for s in chain for p in s.module.params})
             names = tuple(s.name for s in chain)
-            route = cls(target, chain, defaults, declared, runs, names, writer)
+            route = cls(target, chain, defaults, declared, runs, names, writer, family)
             cache[family, source, to, registry.drafts] = route
         return route
 
@@ -428,7 +443,7 @@ def migrate_record(
                     issues=tuple(issues),
                 )
     if validate != "none":
-        issues = validator(registry, family, target).issues(current)
+        issues = route.check(registry).issues(current)
         if issues:
             base = _base(record, family, source, target)
             return _invalid(registry, route, base, issues, each, in_place, reread, ctx)

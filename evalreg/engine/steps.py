@@ -18,7 +18,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 from evalreg.engine.modules import load_module
-from evalreg.engine.notes import Note, Origin, json_type, make_note
+from evalreg.engine.notes import Note, Origin, converted_note, make_note
 
 __all__ = [
     "Note",
@@ -171,20 +171,7 @@ class StepContext:
         """
         if lossy and not self.allow_loss:
             raise DataLossError(pointer, detail or "the conversion loses information")
-        self.notes.append(
-            make_note(
-                "converted",
-                pointer,
-                detail,
-                self.step,
-                None,
-                after,
-                before,
-                None,
-                json_type(before),
-                json_type(after),
-            )
-        )
+        self.notes.append(converted_note(pointer, before, after, detail, self.step))
 
     def dropped(self, pointer: str, reason: str) -> None:
         """Report a value left out that loses nothing (it repeats what the record says)."""
@@ -458,6 +445,9 @@ class Relabel:
     def __call__(self, record: dict[str, Any], ctx: StepContext | None = None) -> dict[str, Any]:
         owned = ctx is not None and ctx.owned
         out = record if owned else dict(record)
+        if not self._parents:  # a top-level key, as most version labels are
+            out[self._last] = self.label
+            return out
         holder: dict[str, Any] = out
         for token in self._parents:
             child = holder.get(token)

@@ -102,13 +102,20 @@ def _as_lists(holder: dict[str, Any], ctx: StepContext, where: str, *keys: str) 
     return out
 
 
-def _call(call: Any, where: str, index: int, ctx: StepContext) -> Any:
-    """Return one item of `tool_calls` at 0.2.1 (string arguments)."""
-    if isinstance(call, dict) and isinstance(call.get("arguments"), dict):
-        arguments = strings_only(call["arguments"], ctx, f"{where}/{index}/arguments")
-        if arguments is not call["arguments"]:
-            return call | {"arguments": arguments}
-    return call
+def _calls(calls: list[Any], where: str, ctx: StepContext) -> list[Any]:
+    """Return `tool_calls` at 0.2.1 (string arguments): `calls` itself where no item changed
+    (or where the record is the step's own)."""
+    upgraded = calls
+    for index, call in enumerate(calls):
+        arguments = call.get("arguments") if isinstance(call, dict) else None
+        if not isinstance(arguments, dict):
+            continue
+        text = strings_only(arguments, ctx, f"{where}/{index}/arguments")
+        if text is not arguments:
+            if upgraded is calls and not ctx.owned:
+                upgraded = list(calls)
+            upgraded[index] = call | {"arguments": text}
+    return upgraded
 
 
 def _message(message: Any, where: str, index: int, ctx: StepContext) -> Any:
@@ -122,8 +129,8 @@ def _message(message: Any, where: str, index: int, ctx: StepContext) -> Any:
         out["tool_call_id"] = wrapped = [call_id]
         ctx.converted(f"{where}/{index}/tool_call_id", call_id, wrapped)
     calls = message.get("tool_calls")
-    if isinstance(calls, list):
-        upgraded = _each(calls, _call, f"{where}/{index}/tool_calls", ctx)
+    if isinstance(calls, list) and calls:
+        upgraded = _calls(calls, f"{where}/{index}/tool_calls", ctx)
         if upgraded is not calls:
             out = out if out is not message else _own(message, ctx)
             out["tool_calls"] = upgraded
@@ -133,7 +140,7 @@ def _message(message: Any, where: str, index: int, ctx: StepContext) -> Any:
 def _attribution(item: Any, where: str, index: int, ctx: StepContext) -> Any:
     """Return one item of `answer_attribution` with a source that points into `messages`."""
     source = item.get("source") if isinstance(item, dict) else None
-    if isinstance(source, str) and _OLD_LOCATOR.match(source):
+    if isinstance(source, str) and source[:12] == "interactions" and _OLD_LOCATOR.match(source):
         new = _OLD_LOCATOR.sub("messages", source)
         ctx.converted(f"{where}/{index}/source", source, new, "the locator follows the rename")
         out = _own(item, ctx)
@@ -186,9 +193,13 @@ def _performance(performance: Any, ctx: StepContext) -> Any:
     return performance
 
 
-def _renamed(out: dict[str, Any]) -> dict[str, Any]:
-    """Return `out` with `interactions` renamed `messages`, in the same place."""
-    return {("messages" if key == "interactions" else key): value for key, value in out.items()}
+def _renamed(out: dict[str, Any]) -> None:
+    """Rename `interactions` `messages` in `out` (the step's own object), in the same place."""
+    keys = list(out)
+    after = keys[keys.index("interactions") + 1 :]
+    out["messages"] = out.pop("interactions")
+    for key in after:  # taken out and put back after it: fewer than the whole object
+        out[key] = out.pop(key)
 
 
 def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
@@ -197,7 +208,7 @@ def upgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
     out["schema_version"] = TO
     _metadata(out, ctx)
     if "interactions" in out:
-        out = _renamed(out)
+        _renamed(out)  # `messages` is no key of `out`: 0.2.0 does not declare it (see `_metadata`)
         ctx.renamed("/interactions", "/messages")
     if isinstance(out.get("messages"), list):
         out["messages"] = _each(out["messages"], _message, "/messages", ctx)

@@ -174,3 +174,27 @@ def test_the_notes_of_a_file_left_as_it_was_are_not_counted() -> None:
     assert summary.records == {"migrated": 3, "current": 0, "failed": 1}
     assert summary.files == {"written": 1, "unchanged": 0, "failed": 1, "planned": 0}
     assert not summary.ok
+
+
+def test_note_groups_count_in_the_same_pass_as_note_counts_would() -> None:
+    converted = Note("converted", "/m/3/id", "", "s", None, ["a"], "a", None, "string", "array")
+    again = Note("converted", "/m/5/id", "", "s", None, ["b"], "b", None, "string", "array")
+    records = [
+        (_note("added", "/a", True), converted, again),  # two notes of one text: grouped once
+        (_note("added", "/a", True), _note("added", "/b", True)),
+        (_note("renamed", "/n"),),
+        (),
+    ]
+    counts, groups, alone = NoteCounts(), NoteGroups(), NoteGroups()
+    by_hand = NoteCounts()
+    for line, notes in enumerate(records, 1):
+        groups.add("a.jsonl", line, notes, 2, counts)
+        alone.add("a.jsonl", line, notes, 2)
+        by_hand.add(notes, 2)
+    expected = [("added", 6), ("renamed", 2), ("converted", 4)]
+    assert counts.counted() == by_hand.counted() == expected
+    assert (counts.placeholders, counts.records_with_placeholders) == (6, 4)
+    assert list(groups.rows()) == list(alone.rows())
+    texts = {row.text: row.records for row in groups.rows()}
+    assert texts["converted /m/*/id: string -> array"] == 2
+    assert len(texts) == 4 and alone.others == groups.others == 0

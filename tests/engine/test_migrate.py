@@ -215,6 +215,19 @@ def test_a_caller_that_owns_the_record_may_skip_the_copy(acme: evalreg.Registry)
     assert record == {"version": "1.0", "score": 0.5, "comment": {"text": ["a"]}}
 
 
+def test_a_route_validates_at_its_target_with_the_registrys_validator(
+    acme: evalreg.Registry,
+) -> None:
+    from evalreg.engine.migrate import _Route
+    from evalreg.engine.validators import validator
+
+    route = _Route.find(acme, "acme.run", "1.0", "latest")
+    assert route.check(acme) is validator(acme, "acme.run", "3.0")
+    assert route.check(acme) is route.check(acme) and route.family == "acme.run"
+    bad = migrate_record(acme, {"version": "1.0", "score": "high"}, "latest")
+    assert bad.status == "failed" and bad.issues, "the target's schema still decides"
+
+
 def test_plans_are_computed_once_per_pair_of_versions() -> None:
     steps = StepSet.build("fake", VERSIONS, [_fake("1", "2"), _fake("2", "3"), _fake("3", "4")])
     first = steps.plan("1", "4")

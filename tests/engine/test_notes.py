@@ -185,3 +185,25 @@ def test_notes_made_fast_are_the_same_frozen_notes() -> None:
     with pytest.raises(AttributeError):
         made.kind = "lost"  # type: ignore[misc]
     assert pickle.loads(pickle.dumps(made)) == direct
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "types"),
+    [
+        ("id", ["id"], ("string", "array")),
+        (True, 1.0, ("boolean", "number")),
+        (7, "7", ("integer", "string")),
+        ((1, 2), "[1,2]", ("array", "string")),  # a tuple is no key of the fast lookup
+    ],
+)
+def test_a_converted_note_is_the_note_of_its_conversion(
+    before: object, after: object, types: tuple[str, str]
+) -> None:
+    from evalreg.engine.notes import converted_note
+
+    made = converted_note("/x/0", before, after, "why", "0.2.0 -> 0.2.1")
+    direct = Note("converted", "/x/0", "why", "0.2.0 -> 0.2.1", None, after, before, None, *types)
+    assert type(made) is Note and made == direct and hash(made) == hash(direct)
+    assert made.as_json()["from_type"] == types[0] and made.as_json()["to_type"] == types[1]
+    with pytest.raises(AttributeError):
+        made.pointer = "/y"  # type: ignore[misc]
