@@ -101,14 +101,18 @@ class NoteGroups:
         seen: set[str] = set()  # each distinct note once a record
         kinds = None if counts is None else counts.kinds
         placeholders = 0
+        key: tuple[Any, ...]
         for note in notes:
             kind, origin = note.kind, note.origin
             if kinds is not None:
                 kinds[kind] = kinds.get(kind, 0) + records
                 placeholders += origin == "placeholder"
-            # `_key(note)`, written out: this runs for every note of every record.
+            # What tells `note.describe(generalise=True)` apart: the note's fields but the values
+            # that differ from record to record (a value added from a default or placeholder
+            # is the same for every record; the types of a conversion, None for other kinds).
             if kind == "added" and origin is not None and origin != "derived":
-                key = _key(note)
+                value = _value_key(note.value)
+                key = (kind, note.pointer, note.source, note.detail, note.step, origin, value)
             else:
                 key = (
                     kind,
@@ -122,7 +126,7 @@ class NoteGroups:
                 )
             text = texts.get(key)
             if text is None:
-                text = self._describe(note)
+                text = self._describe(note, key)
             if text in seen:
                 continue
             seen.add(text)
@@ -140,10 +144,10 @@ class NoteGroups:
             counts.placeholders += placeholders * records
             counts.records_with_placeholders += records
 
-    def _describe(self, note: Note) -> str:
-        """Return `note.describe(generalise=True)`, remembered for notes alike (records of one
-        file make the same notes again and again; describing one takes longer than this)."""
-        key = _key(note)
+    def _describe(self, note: Note, key: tuple[Any, ...]) -> str:
+        """Return `note.describe(generalise=True)`, remembered under `key` for notes alike
+        (records of one file make the same notes again and again; describing one takes longer
+        than this)."""
         text = self.texts.get(key)
         if text is None:
             if len(self.texts) >= MAX_DISTINCT_NOTES * 10:
@@ -168,25 +172,6 @@ class NoteGroups:
         """Yield each distinct note, in the order they first came."""
         for text, (path, line, records, files) in self.groups.items():
             yield NoteGroup(text, path, line, records, files)
-
-
-def _key(note: Note) -> tuple[Any, ...]:
-    """Return what tells `note.describe(generalise=True)` apart: its fields but the values that
-    differ from record to record (the types of a conversion, None for other kinds, included)."""
-    kind, origin = note.kind, note.origin
-    if kind == "added" and origin is not None and origin != "derived":
-        value = _value_key(note.value)
-        return (kind, note.pointer, note.source, note.detail, note.step, origin, value)
-    return (
-        kind,
-        note.pointer,
-        note.source,
-        note.detail,
-        note.step,
-        origin,
-        note.from_type,
-        note.to_type,
-    )
 
 
 def _value_key(value: Any) -> Any:
