@@ -127,14 +127,15 @@ class QuickCheck:
         quick = self.quick
         found: RecordCheck | Validator
         seen: Validator | None = None
-        # Most lines are of the shape, version and validity of the line before, and have no
-        # rules to run: for them, `quick`'s steps are taken here. `known` is the detection of
-        # such lines (None: none yet), and `surely` the check of their version, both taken
-        # again from `quick`'s memory (`_seen`) after each line `quick` or `check` judged.
-        shapes = self._shapes if self.rules is None else None
-        find = shapes.find if shapes is not None else None
+        # Most lines are of the shape, version and validity of the line before: for them,
+        # `quick`'s steps are taken here. `known` is the detection of such lines (None: none
+        # yet), and `surely` the check of their version, both taken again from `quick`'s memory
+        # (`_seen`) after each line `quick` or `check` judged.
+        rules = self.rules
+        find = self._shapes.find if self._shapes is not None else None
         known: Detection | None = None
         surely: Callable[[Any], bool] | None = None
+        labels = ("", "")
         stale = True
         blocks = iter(blocks)
         while True:
@@ -153,17 +154,28 @@ class QuickCheck:
                 if stale:
                     known, surely, stale = self._known(seen), None, False
                     if known is not None and seen is not None:
-                        surely = seen.surely_valid
+                        surely, labels = seen.surely_valid, (seen.family, seen.version)
                 record = loads_line(text)
+                ruled: RecordCheck | None = None
                 if known is not None and find is not None and find(record) is known:
                     try:
-                        if surely is not None and surely(record):
+                        sure = surely is not None and surely(record)
+                    except (ValueError, TypeError, OverflowError):  # `quick` asks the reference
+                        sure = False
+                    if sure:
+                        if rules is None:
                             valid += 1
                             continue
-                    except (ValueError, TypeError, OverflowError):
-                        pass  # a value jsonschema-rs cannot take: `quick` asks the reference
+                        number = line_no + index + 1
+                        issues = rules.issues(record, path, number, *labels)
+                        if not issues:
+                            valid += 1
+                            continue
+                        ruled = outcome(path, number, known, issues, record)
                 stale = True
-                if isinstance(record, ValueError):
+                if ruled is not None:  # valid, and found by a rule
+                    found = ruled
+                elif isinstance(record, ValueError):
                     line = block.lines[index]
                     ended = block.ended or index < last
                     item = jsonl_item(path, line_no + index + 1, line + b"\n" if ended else line)
@@ -190,11 +202,11 @@ class QuickCheck:
 
     def _known(self, validator: Validator | None) -> Detection | None:
         """Return the detection `quick` remembers if a record of it that `validator` finds
-        valid needs no more (a detection by shape alone, of `validator`'s version), else None."""
+        valid needs nothing more but the rules (a detection by shape alone, of `validator`'s
+        version), else None."""
         detection, remembered = self._seen
         if (
-            self.rules is None
-            and self._shapes is not None
+            self._shapes is not None
             and detection is not None
             and detection.status == "detected"
             and remembered is validator
@@ -205,10 +217,10 @@ class QuickCheck:
     def paths(self, files: Iterable[str]) -> Iterator[RecordCheck | ValidRun]:
         """Check every record of each file in turn, as `whole` and `file` do.
 
-        Most runs read thousands of `*.json` files of one version, each valid and with no rules
-        to run: for them the steps of `whole` and `quick` are done here, in one loop.
+        Most runs read thousands of `*.json` files of one version, each valid: for them the
+        steps of `whole` and `quick` are done here, in one loop.
         """
-        shapes = self._shapes if self.rules is None else None
+        shapes, rules = self._shapes, self.rules
         for path in files:
             if shapes is None or not path.endswith(".json"):
                 found = self.whole(path)
@@ -222,18 +234,37 @@ class QuickCheck:
                 else:
                     seen, validator = self._seen
                     if (
-                        seen is not None
-                        and seen.status == "detected"
-                        and shapes.find(record) is seen
-                        and _surely(validator, record)
+                        seen is None
+                        or seen.status != "detected"
+                        or shapes.find(record) is not seen
+                        or not _surely(validator, record)
                     ):
-                        yield ValidRun(path, 1, seen.family, seen.version)
-                        continue
-                    found = self._judge(record, path)
+                        found = self._judge(record, path)
+                    elif rules is None:
+                        found = ValidRun(path, 1, seen.family, seen.version)
+                    else:
+                        found = self._ruled(record, path, seen)
             if found is None:
                 yield from self.file(path)
             else:
                 yield found
+
+    def _ruled(self, record: Any, path: str, detection: Detection) -> RecordCheck | ValidRun:
+        """Run the rules on the valid record of a whole file (as `_judge` would, after `quick`
+        found it valid), and end the file."""
+        assert self.rules is not None and detection.family is not None
+        assert detection.version is not None
+        try:
+            issues = self.rules.issues(record, path, None, detection.family, detection.version)
+            found: RecordCheck | ValidRun = (
+                outcome(path, None, detection, issues, record)
+                if issues
+                else ValidRun(path, 1, detection.family, detection.version)
+            )
+        except MemoryError:
+            found = self.check(Item(path, None, error=out_of_memory(path)))
+        self.rules.close(path)
+        return found
 
     def whole(self, path: str) -> RecordCheck | ValidRun | None:
         """Check a file named `*.json` that holds one JSON document, as `file` would, with less

@@ -4,6 +4,7 @@ records judged in the loops over files and lines as `QuickCheck.quick` judges th
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -11,7 +12,9 @@ import pytest
 from evalreg import Registry
 from evalreg.batch import quick
 from evalreg.batch.quick import QuickCheck
+from evalreg.batch.rules import RuleRun
 from evalreg.engine.selection import ALL_RULES, NO_RULES, Selection
+from evalreg.engine.validators import Issue
 from tests.examples_index import ALL
 
 DOCUMENTS = {
@@ -74,7 +77,7 @@ def test_paths_gives_what_whole_and_file_give(
     looped = QuickCheck(registry, None, None, rules)
     assert list(looped.paths(paths)) == expected
     assert looped.summaries == one_by_one.summaries
-    assert bool(sure) == (rules is NO_RULES)  # the steps in place are taken without rules
+    assert len(sure) > 10  # the steps in place were taken
 
 
 def _lines(tmp_path: Path) -> Path:
@@ -98,20 +101,53 @@ def _lines(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.parametrize("rules", [ALL_RULES, NO_RULES], ids=["rules", "no-rules"])
 def test_lines_in_place_give_what_quick_gives(
-    registry: Registry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    registry: Registry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rules: Selection
 ) -> None:
-    """A line of the shape and version of the line before is judged in place, as `quick` would."""
+    """A line of the shape and version of the line before is judged in place, as `quick` would
+    (its rules run: the file's name and folders break the layout rule)."""
     path = str(_lines(tmp_path))
     judged = []
     judge = QuickCheck.quick
     monkeypatch.setattr(QuickCheck, "quick", lambda *a: judged.append(a) or judge(*a))
-    fast = list(QuickCheck(registry, None, None, NO_RULES).file(path))
+    fast_check = QuickCheck(registry, None, None, rules)
+    fast = list(fast_check.file(path))
     in_place = 41 - len(judged)  # of the 41 lines that parse, those not given to `quick`
     assert in_place > 25
     monkeypatch.setattr(QuickCheck, "_known", lambda self, validator: None)
-    slow = list(QuickCheck(registry, None, None, NO_RULES).file(path))
+    slow_check = QuickCheck(registry, None, None, rules)
+    slow = list(slow_check.file(path))
     assert len(judged) == 41 - in_place + 41  # every line through `quick` this time
     assert fast == slow
+    assert fast_check.summaries == slow_check.summaries
     assert sum(getattr(c, "count", 0) for c in fast) > 20
     assert any(getattr(c, "status", "") == "invalid" for c in fast)
+
+
+def test_lines_in_place_report_what_a_rule_finds_on_any_line(
+    registry: Registry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rule's finding on a line judged in place (a warning, or an error) is the record's
+    outcome as `quick` would make it, and breaks the run of valid lines there."""
+    path = str(_lines(tmp_path))
+    issues = RuleRun.issues
+
+    def every_fifth(run: RuleRun, record: Any, *where: Any) -> list[Issue]:
+        found = issues(run, record, *where)
+        line = where[1]
+        if line is not None and line % 5 == 0:
+            severity = "warning" if line % 10 else "error"
+            found.append(
+                Issue("/sample_id", "a fifth line", "rule", rule="t.fifth", severity=severity)
+            )
+        return found
+
+    monkeypatch.setattr(RuleRun, "issues", every_fifth)
+    fast = list(QuickCheck(registry, None, None, ALL_RULES).file(path))
+    monkeypatch.setattr(QuickCheck, "_known", lambda self, validator: None)
+    slow = list(QuickCheck(registry, None, None, ALL_RULES).file(path))
+    assert fast == slow
+    found = [c for c in fast if getattr(c, "issues", ()) and c.issues[-1].rule == "t.fifth"]
+    assert {c.status for c in found} == {"valid", "invalid"}
+    assert len(found) > 5
