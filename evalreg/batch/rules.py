@@ -17,17 +17,20 @@ from typing import Any, NamedTuple
 from evalreg.batch.parallel import collector_paused
 from evalreg.engine.registry import Registry
 from evalreg.engine.rules import (
+    Checks,
     Collector,
     Located,
     Rule,
     RuleContext,
     RuleSet,
-    check,
     family_rules,
     file_groups,
     finish_collection,
+    forget_output,
     hold_stdout,
     release_stdout,
+    rule_failed,
+    rule_output,
     rule_set,
     run_rule_code,
 )
@@ -72,18 +75,30 @@ class _Dropped:
 class _Open:
     """What the rules keep of the file being read: its file rules done, its collectors."""
 
-    __slots__ = ("again", "collectors", "failed", "filed", "groups", "held")
+    __slots__ = ("again", "collectors", "failed", "filed", "groups")
 
-    def __init__(self, filed: bool, path: str) -> None:
+    def __init__(self, filed: bool) -> None:
         self.filed: set[tuple[str, str]] | None = None if filed else set()
         """The family and version whose file rules ran (None: leave them to another part)."""
         self.collectors: dict[Rule, Collector] = {}
         self.failed: Summaries = []
-        self.held: dict[tuple[Rule, str, str], tuple[Collector, RuleContext]] = {}
-        self.groups = file_groups(path)
-        """The values of the file's `{file: ...}` operands, for every record of it."""
+        self.groups: dict[str, str] | None = None
+        """The values of the file's `{file: ...}` operands, for every record of it (once a
+        rule reads them)."""
         self.again = False
         """Whether a record of the file was read before."""
+
+
+class _Plan(NamedTuple):
+    """The rules of one family and version in a run, ready to run record after record."""
+
+    record: Checks
+    file: Checks
+    collecting: tuple[tuple[Rule, RuleContext], ...]
+    """Each collection rule, with the context its collectors are given (the file's path and
+    the record's line set for each record)."""
+    groups: bool
+    """Whether a record or file rule reads the file's groups."""
 
 
 class _Same(NamedTuple):
@@ -92,9 +107,40 @@ class _Same(NamedTuple):
     path: str
     family: str
     version: str
-    record: tuple[Rule, ...]
+    record: Checks
     groups: dict[str, str]
     collecting: tuple[tuple[Rule, Collector, RuleContext], ...]
+
+
+_NO_GROUPS: dict[str, str] = {}
+"""The groups given to rules that read none."""
+
+
+def _collect(
+    collecting: tuple[tuple[Rule, Collector, RuleContext], ...],
+    record: Any,
+    path: str,
+    line: int | None,
+) -> list[Issue]:
+    """Give a record to the collectors of a file; return the failures of their code."""
+    found: list[Issue] = []
+    held = hold_stdout()
+    caught = held is not None  # as in `run_rule_code`
+    try:
+        for rule, collector, ctx in collecting:
+            ctx.path, ctx.line = path, line
+            try:
+                collector.add(record, ctx)
+            except BaseException as err:
+                if caught:
+                    forget_output()
+                found.append(rule.issue("", rule_failed(err)))
+            else:
+                if caught and (wrote := rule_output()) is not None:
+                    found.append(rule.issue("", wrote))
+    finally:
+        release_stdout(held)
+    return found
 
 
 class RuleRun:
@@ -104,6 +150,7 @@ class RuleRun:
         self.registry = registry
         self.selection = selection
         self._sets: dict[tuple[str, str, tuple[int, ...]], RuleSet] = {}
+        self._plans: dict[tuple[str, str, tuple[int, ...]], _Plan | None] = {}
         self._files: dict[str, _Open] = {}
         self._unfiled: set[str] = set()
         self._path: str | None = None
@@ -145,72 +192,80 @@ class RuleRun:
             found = self._sets[family, version, held] = own
         return found
 
+    def _plan(self, family: str, version: str, path: str) -> _Plan | None:
+        """Return the rules of `rules` ready to run (None: no rule applies)."""
+        key = (family, version, self._held_at(path) if self.selection.paths else ())
+        try:
+            return self._plans[key]
+        except KeyError:
+            pass
+        rules = self.rules(family, version, path)  # loading rules prints as it would
+        plan = None
+        if rules:
+            record, file = Checks(rules.record), Checks(rules.file)
+            collecting = tuple(
+                (rule, RuleContext(rule, family, version, path, None)) for rule in rules.collection
+            )
+            plan = _Plan(record, file, collecting, record.groups or file.groups)
+        self._plans[key] = plan
+        return plan
+
     def issues(
         self, record: Any, path: str, line: int | None, family: str, version: str
     ) -> list[Issue]:
         """Run the record and file rules on one record, and give it to the collectors."""
         same = self._same
         # The next line of a JSONL file, most likely:
-        if same is None or same.path != path or same[1:3] != (family, version):
-            same = None
-            rules = self.rules(family, version, path)  # loading rules prints as it would
-            if not rules:
-                return []
-        # Standard output is caught once for every rule the record meets (see `run_rule_code`).
-        held = hold_stdout()
-        try:
-            if same is not None:
-                return self._again(same, record, line)
-            return self._first(rules, record, path, line, family, version)
-        finally:
-            release_stdout(held)
+        if same is not None and same.path == path and same[1:3] == (family, version):
+            return self._again(same, record, line)
+        plan = self._plan(family, version, path)
+        if plan is None:
+            return []
+        return self._first(plan, record, path, line, family, version)
 
     def _first(
-        self, rules: RuleSet, record: Any, path: str, line: int | None, family: str, version: str
+        self, plan: _Plan, record: Any, path: str, line: int | None, family: str, version: str
     ) -> list[Issue]:
         """Run the rules on a record (the file's first of its family and version, maybe)."""
         state = self._files.get(path)
         if state is None:
-            state = self._files[path] = _Open(path in self._unfiled, path)
+            state = self._files[path] = _Open(path in self._unfiled)
         groups = state.groups
-        found = (
-            check(rules.record, record, family, version, path, line, groups) if rules.record else []
-        )
-        if rules.file and state.filed is not None and (family, version) not in state.filed:
+        if groups is None:
+            groups = _NO_GROUPS
+            if plan.groups:
+                groups = state.groups = file_groups(path)
+        found = plan.record.run(record, family, version, path, line, groups) if plan.record else []
+        if plan.file and state.filed is not None and (family, version) not in state.filed:
             state.filed.add((family, version))
-            found += check(rules.file, record, family, version, path, line, groups)
-        held_by = state.held
-        for rule in rules.collection:
-            held = held_by.get((rule, family, version))
-            if held is None:
-                held = held_by[rule, family, version] = self._start(
-                    state, rule, path, family, version
-                )
-            held[1].line = line
-            _, failure = run_rule_code(held[0].add, record, held[1])
-            if failure is not None:
-                found.append(rule.issue("", failure))
-        if state.again:
-            # A file of many records: its file rules have run (or are another part's), so the
-            # next record of the same family and version needs its record rules and collectors.
-            collecting = tuple((r, *held_by[r, family, version]) for r in rules.collection)
-            self._same = _Same(path, family, version, rules.record, groups, collecting)
+            found += plan.file.run(record, family, version, path, line, groups)
+        if plan.collecting:
+            collectors = state.collectors
+            for rule, _ in plan.collecting:
+                if rule not in collectors:
+                    self._start(state, rule, path)
+            collecting = tuple((rule, collectors[rule], ctx) for rule, ctx in plan.collecting)
+            found += _collect(collecting, record, path, line)
+            if state.again:
+                # A file of many records: its file rules have run (or are another part's), so
+                # the next record of the same family and version needs its record rules and
+                # collectors.
+                self._same = _Same(path, family, version, plan.record, groups, collecting)
+        elif state.again:
+            self._same = _Same(path, family, version, plan.record, groups, ())
         state.again = True
         return self._judged(found, path)
 
     def _again(self, same: _Same, record: Any, line: int | None) -> list[Issue]:
         """Run the rules of a record of the file, family and version of the one before."""
-        path, family, version = same.path, same.family, same.version
+        path = same.path
         found = (
-            check(same.record, record, family, version, path, line, same.groups)
+            same.record.run(record, same.family, same.version, path, line, same.groups)
             if same.record
             else []
         )
-        for rule, collector, ctx in same.collecting:
-            ctx.line = line
-            _, failure = run_rule_code(collector.add, record, ctx)
-            if failure is not None:
-                found.append(rule.issue("", failure))
+        if same.collecting:
+            found += _collect(same.collecting, record, path, line)
         return self._judged(found, path) if found else found
 
     def _judged(self, found: list[Issue], path: str) -> list[Issue]:
@@ -222,19 +277,15 @@ class RuleRun:
         return found
 
     @staticmethod
-    def _start(
-        state: _Open, rule: Rule, path: str, family: str, version: str
-    ) -> tuple[Collector, RuleContext]:
+    def _start(state: _Open, rule: Rule, path: str) -> None:
+        """Make the collector of a collection rule for a file (one that takes nothing if its
+        code fails: the failure is reported at the end of the run)."""
         assert rule.collector is not None
-        collector = state.collectors.get(rule)
-        if collector is None:
-            collector, failure = run_rule_code(rule.collector, path)
-            if failure is not None:
-                collector = _Dropped()
-            state.collectors[rule] = collector
-            if failure is not None:
-                state.failed.append(((rule.family, rule.id), path, _Failed(failure)))
-        return collector, RuleContext(rule, family, version, path, None)
+        collector, failure = run_rule_code(rule.collector, path)
+        if failure is not None:
+            collector = _Dropped()
+            state.failed.append(((rule.family, rule.id), path, _Failed(failure)))
+        state.collectors[rule] = collector
 
     def skip_file_rules(self, path: str) -> None:
         """Leave out the file rules of `path`: they run on the part that holds its start."""
@@ -250,11 +301,18 @@ class RuleRun:
             return []
         closed: Summaries = list(state.failed)
         held = hold_stdout()
+        caught = held is not None
         try:
             for rule, collector in state.collectors.items():
-                summary, failure = run_rule_code(collector.summary)
-                if failure is not None:
-                    summary = _Failed(failure)
+                try:
+                    summary = collector.summary()
+                except BaseException as err:  # user code, as in `run_rule_code`
+                    if caught:
+                        forget_output()
+                    summary = _Failed(rule_failed(err))
+                else:
+                    if caught and (wrote := rule_output()) is not None:
+                        summary = _Failed(wrote)
                 if summary is not None:
                     closed.append(((rule.family, rule.id), path, summary))
         finally:

@@ -395,6 +395,19 @@ def declared_check(spec: RuleSpec) -> Check:
     return check
 
 
+def reads_file(spec: RuleSpec) -> bool:
+    """Return whether a declared rule's check reads its file's groups (`path`, `{file: ...}`,
+    `{group: ...}`): the others are given none."""
+
+    def reads(conditions: Iterable[Condition]) -> bool:
+        return any(
+            reads(cond.conditions) or any(o.kind in ("file", "group") for o in cond.operands)
+            for cond in conditions
+        )
+
+    return spec.path is not None or reads(spec.when) or reads(spec.require)
+
+
 def rules_source(specs: Sequence[RuleSpec], title: str = "rules") -> str:
     """Return the Python source that declared rules compile to (see `compile_rules`)."""
     return _module(specs, title)[0]

@@ -38,7 +38,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from evalreg.engine.conditions import Check, compile_rules, declared_check, rules_source
+from evalreg.engine.conditions import (
+    Check,
+    compile_rules,
+    declared_check,
+    reads_file,
+    rules_source,
+)
 from evalreg.engine.modules import fails_alone, load_module
 from evalreg.engine.selection import ALL_RULES, Selection
 from evalreg.engine.validators import Issue
@@ -131,6 +137,11 @@ class Rule:
     source: str
     check: Callable[[Any, RuleContext, dict[str, str]], None] | None = None
     """Record and file scope: check one record, reporting to the context."""
+    code: Callable[[Any, RuleContext], None] | None = None
+    """A Python record or file rule: its module's `check`, which `check` above runs as user
+    code (what it raises or prints is a finding); `Checks` calls it directly."""
+    groups: bool = True
+    """Whether `check` reads the values of the file's `{file: ...}` operands (`file_groups`)."""
     collector: Callable[[str], Collector] | None = None
     finish: Callable[[list[tuple[str, Any]], FinishContext], None] | None = None
     also: tuple[str, ...] = ()
@@ -202,19 +213,32 @@ def run_rule_code(function: Callable[..., Any], *args: Any) -> tuple[Any, str | 
         try:
             return function(*args), None
         except BaseException as err:
-            return None, _failed(err)
+            return None, rule_failed(err)
     saved = sys.stdout  # `_printed` itself where `hold_stdout` holds it: nothing to swap
     sys.stdout = _printed
     try:
         value = function(*args)
     except BaseException as err:
         _printed.parts.clear()
-        return None, _failed(err)
+        return None, rule_failed(err)
     finally:
         sys.stdout = saved
     if _printed.parts:
         return value, f"the rule wrote to standard output: {cut_repr(_printed.take(), 200)}"
     return value, None
+
+
+def rule_output() -> str | None:
+    """Return the finding of what rule code wrote to standard output while `hold_stdout` held
+    it, forgetting it (None: nothing)."""
+    if _printed.parts:
+        return f"the rule wrote to standard output: {cut_repr(_printed.take(), 200)}"
+    return None
+
+
+def forget_output() -> None:
+    """Forget what rule code wrote while `hold_stdout` held standard output (it failed)."""
+    _printed.parts.clear()
 
 
 def hold_stdout() -> Any:
@@ -233,7 +257,7 @@ def release_stdout(saved: Any) -> None:
         sys.stdout = saved
 
 
-def _failed(err: BaseException) -> str:
+def rule_failed(err: BaseException) -> str:
     """Return the finding of a rule that raised `err` (raise it again if it stops the run)."""
     if not fails_alone(err):
         raise err
@@ -254,6 +278,7 @@ def declared(spec: RuleSpec, check: Check | None = None) -> Rule:
         description=spec.message,
         source=spec.source,
         check=check or declared_check(spec),
+        groups=reads_file(spec),
     )
 
 
@@ -290,7 +315,7 @@ def load_rule(path: Path, family: str) -> Rule:
     description = (inspect.getdoc(module) or "").strip().split("\n", 1)[0]
     if not description:
         raise RegistryError(where, "a rule module's docstring must say what must hold")
-    check = collector = finish = None
+    check = collector = finish = function = None
     also: tuple[str, ...] = ()
     if kind == "collection":
         collector = getattr(module, "Collector", None)
@@ -320,6 +345,8 @@ def load_rule(path: Path, family: str) -> Rule:
         description=description,
         source=where,
         check=check,
+        code=function,
+        groups=False,
         collector=collector,
         finish=finish,
         also=also,
@@ -412,22 +439,59 @@ def rule_set(
     )
 
 
-def _run(
-    rule: Rule,
-    record: Any,
-    family: str,
-    version: str,
-    path: str | None,
-    line: int | None,
-    groups: dict[str, str],
-) -> list[Issue]:
-    ctx = RuleContext(rule, family, version, path, line)
-    assert rule.check is not None
-    try:
-        rule.check(record, ctx, groups)
-    except BaseException as err:  # a rule is user code: its failure is a finding, not a crash
-        ctx.report("", _failed(err))
-    return ctx.findings
+class Checks:
+    """Record or file rules ready to run on record after record: each keeps one context, whose
+    fields are set for each record, and standard output is held once for them all."""
+
+    __slots__ = ("_steps", "groups")
+
+    def __init__(self, rules: Sequence[Rule]) -> None:
+        steps = []
+        for rule in rules:
+            assert rule.check is not None
+            ctx = RuleContext(rule, "", "", None, None)
+            steps.append((rule.code or rule.check, ctx, rule.code is not None))
+        self._steps: tuple[tuple[Callable[..., None], RuleContext, bool], ...] = tuple(steps)
+        self.groups = any(rule.groups for rule in rules)
+        """Whether a rule reads the file's groups (else any dict will do for `run`'s)."""
+
+    def __bool__(self) -> bool:
+        return bool(self._steps)
+
+    def run(
+        self,
+        record: Any,
+        family: str,
+        version: str,
+        path: str | None,
+        line: int | None,
+        groups: dict[str, str],
+    ) -> list[Issue]:
+        """Return the findings of the rules on one record (`groups`: `file_groups(path)`)."""
+        found: list[Issue] = []
+        held = hold_stdout()
+        caught = held is not None  # what a Python rule writes is its failure (`run_rule_code`)
+        try:
+            for call, ctx, python in self._steps:
+                ctx.family, ctx.version, ctx.path, ctx.line = family, version, path, line
+                try:
+                    if python:
+                        call(record, ctx)
+                    else:
+                        call(record, ctx, groups)
+                except BaseException as err:  # a rule is user code: its failure is a finding
+                    if python and caught:
+                        forget_output()
+                    ctx.report("", rule_failed(err))
+                else:
+                    if python and caught and (wrote := rule_output()) is not None:
+                        ctx.report("", wrote)
+                if ctx.findings:
+                    found += ctx.findings
+                    ctx.findings = []
+        finally:
+            release_stdout(held)
+        return found
 
 
 def file_groups(path: str | None) -> dict[str, str]:
@@ -452,12 +516,9 @@ def check(
     File rules are given a file's first record of the family (`RuleSet.file`), record rules
     every record (`RuleSet.record`). `groups`: `file_groups(path)`, if the caller keeps it.
     """
-    found: list[Issue] = []
     if groups is None:
         groups = file_groups(path)
-    for rule in rules:
-        found += _run(rule, record, family, version, path, line, groups)
-    return found
+    return Checks(rules).run(record, family, version, path, line, groups)
 
 
 def finish_collection(
