@@ -10,7 +10,7 @@ of their file wants.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -26,13 +26,11 @@ from evalreg.engine.rules import (
     family_rules,
     file_groups,
     finish_collection,
-    forget_output,
     hold_stdout,
     release_stdout,
-    rule_failed,
+    rule_failure,
     rule_output,
     rule_set,
-    run_rule_code,
 )
 from evalreg.engine.selection import Selection
 from evalreg.engine.validators import Issue
@@ -117,30 +115,41 @@ _NO_GROUPS: dict[str, str] = {}
 
 
 def _collect(
-    collecting: tuple[tuple[Rule, Collector, RuleContext], ...],
+    collecting: Iterable[tuple[Rule, Collector, RuleContext]],
     record: Any,
     path: str,
     line: int | None,
+    caught: bool,
 ) -> list[Issue]:
-    """Give a record to the collectors of a file; return the failures of their code."""
+    """Give a record to the collectors of a file; return the failures of their code (standard
+    output held: see `Checks.held`)."""
     found: list[Issue] = []
-    held = hold_stdout()
-    caught = held is not None  # as in `run_rule_code`
-    try:
-        for rule, collector, ctx in collecting:
-            ctx.path, ctx.line = path, line
-            try:
-                collector.add(record, ctx)
-            except BaseException as err:
-                if caught:
-                    forget_output()
-                found.append(rule.issue("", rule_failed(err)))
-            else:
-                if caught and (wrote := rule_output()) is not None:
-                    found.append(rule.issue("", wrote))
-    finally:
-        release_stdout(held)
+    for rule, collector, ctx in collecting:
+        ctx.path, ctx.line = path, line
+        try:
+            collector.add(record, ctx)
+        except BaseException as err:
+            found.append(rule.issue("", rule_failure(err, caught)))
+        else:
+            if caught and (wrote := rule_output()) is not None:
+                found.append(rule.issue("", wrote))
     return found
+
+
+def _start(state: _Open, rule: Rule, path: str, caught: bool) -> None:
+    """Make the collector of a collection rule for a file (one that takes nothing if its code
+    fails: the failure is reported at the end of the run); standard output held."""
+    assert rule.collector is not None
+    try:
+        collector = rule.collector(path)
+    except BaseException as err:
+        failure: str | None = rule_failure(err, caught)
+    else:
+        failure = rule_output() if caught else None
+    if failure is not None:
+        collector = _Dropped()
+        state.failed.append(((rule.family, rule.id), path, _Failed(failure)))
+    state.collectors[rule] = collector
 
 
 class RuleRun:
@@ -221,10 +230,21 @@ class RuleRun:
         plan = self._plan(family, version, path)
         if plan is None:
             return []
-        return self._first(plan, record, path, line, family, version)
+        held = hold_stdout()  # once for every rule the record meets
+        try:
+            return self._first(plan, record, path, line, family, version, held is not None)
+        finally:
+            release_stdout(held)
 
     def _first(
-        self, plan: _Plan, record: Any, path: str, line: int | None, family: str, version: str
+        self,
+        plan: _Plan,
+        record: Any,
+        path: str,
+        line: int | None,
+        family: str,
+        version: str,
+        caught: bool,
     ) -> list[Issue]:
         """Run the rules on a record (the file's first of its family and version, maybe)."""
         state = self._files.get(path)
@@ -235,37 +255,38 @@ class RuleRun:
             groups = _NO_GROUPS
             if plan.groups:
                 groups = state.groups = file_groups(path)
-        found = plan.record.run(record, family, version, path, line, groups) if plan.record else []
+        found = plan.record.held(record, family, version, path, line, groups, caught)
         if plan.file and state.filed is not None and (family, version) not in state.filed:
             state.filed.add((family, version))
-            found += plan.file.run(record, family, version, path, line, groups)
+            found += plan.file.held(record, family, version, path, line, groups, caught)
+        collecting: tuple[tuple[Rule, Collector, RuleContext], ...] = ()
         if plan.collecting:
             collectors = state.collectors
             for rule, _ in plan.collecting:
                 if rule not in collectors:
-                    self._start(state, rule, path)
+                    _start(state, rule, path, caught)
             collecting = tuple((rule, collectors[rule], ctx) for rule, ctx in plan.collecting)
-            found += _collect(collecting, record, path, line)
-            if state.again:
-                # A file of many records: its file rules have run (or are another part's), so
-                # the next record of the same family and version needs its record rules and
-                # collectors.
-                self._same = _Same(path, family, version, plan.record, groups, collecting)
-        elif state.again:
-            self._same = _Same(path, family, version, plan.record, groups, ())
+            found += _collect(collecting, record, path, line, caught)
+        if state.again:
+            # A file of many records: its file rules have run (or are another part's), so the
+            # next record of the same family and version needs its record rules and collectors.
+            self._same = _Same(path, family, version, plan.record, groups, collecting)
         state.again = True
         return self._judged(found, path)
 
     def _again(self, same: _Same, record: Any, line: int | None) -> list[Issue]:
         """Run the rules of a record of the file, family and version of the one before."""
         path = same.path
-        found = (
-            same.record.run(record, same.family, same.version, path, line, same.groups)
-            if same.record
-            else []
-        )
-        if same.collecting:
-            found += _collect(same.collecting, record, path, line)
+        held = hold_stdout()
+        try:
+            caught = held is not None
+            found = same.record.held(
+                record, same.family, same.version, path, line, same.groups, caught
+            )
+            if same.collecting:
+                found += _collect(same.collecting, record, path, line, caught)
+        finally:
+            release_stdout(held)
         return self._judged(found, path) if found else found
 
     def _judged(self, found: list[Issue], path: str) -> list[Issue]:
@@ -275,17 +296,6 @@ class RuleRun:
             if here.restyles:
                 found = [judged for issue in found if (judged := here.judge(issue)) is not None]
         return found
-
-    @staticmethod
-    def _start(state: _Open, rule: Rule, path: str) -> None:
-        """Make the collector of a collection rule for a file (one that takes nothing if its
-        code fails: the failure is reported at the end of the run)."""
-        assert rule.collector is not None
-        collector, failure = run_rule_code(rule.collector, path)
-        if failure is not None:
-            collector = _Dropped()
-            state.failed.append(((rule.family, rule.id), path, _Failed(failure)))
-        state.collectors[rule] = collector
 
     def skip_file_rules(self, path: str) -> None:
         """Leave out the file rules of `path`: they run on the part that holds its start."""
@@ -307,9 +317,7 @@ class RuleRun:
                 try:
                     summary = collector.summary()
                 except BaseException as err:  # user code, as in `run_rule_code`
-                    if caught:
-                        forget_output()
-                    summary = _Failed(rule_failed(err))
+                    summary = _Failed(rule_failure(err, caught))
                 else:
                     if caught and (wrote := rule_output()) is not None:
                         summary = _Failed(wrote)

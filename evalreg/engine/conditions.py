@@ -250,13 +250,16 @@ def _comparison(cond: Condition, a: str, b: str, *, found: Callable[[str], str])
     first, second = cond.operands
     op = cond.op
     if op in _INLINE:
-        holds = (
-            f"({a} {_INLINE[op]} {b} if type({a}) in PLAIN and type({b}) in PLAIN "
-            f"else orders({op}, {a}, {b}))"
+        # Two plain numbers first, with no test for MISSING (which is not one); a missing
+        # operand holds.
+        missing = "".join(f"{v} is MISSING or " for v in (a, b) if found(v))
+        failing = (
+            f"not ({a} {_INLINE[op]} {b} if type({a}) in PLAIN and type({b}) in PLAIN "
+            f"else {missing}orders({op}, {a}, {b}))"
         )
     else:
         holds = f"{'' if op == 'eq' else 'not '}equal({a}, {b})"
-    failing = f"{found(a)}{found(b)}not {holds}"
+        failing = f"{found(a)}{found(b)}not {holds}"
     expected = f"; expected {first} {_SYMBOL[op]} {second}"
     why = f"{f'{first} = '!r} + shown({a}) + {f', {second} = '!r} + shown({b}) + {expected!r}"
     return failing, why

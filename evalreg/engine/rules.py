@@ -213,14 +213,14 @@ def run_rule_code(function: Callable[..., Any], *args: Any) -> tuple[Any, str | 
         try:
             return function(*args), None
         except BaseException as err:
-            return None, rule_failed(err)
+            return None, _failed(err)
     saved = sys.stdout  # `_printed` itself where `hold_stdout` holds it: nothing to swap
     sys.stdout = _printed
     try:
         value = function(*args)
     except BaseException as err:
         _printed.parts.clear()
-        return None, rule_failed(err)
+        return None, _failed(err)
     finally:
         sys.stdout = saved
     if _printed.parts:
@@ -236,9 +236,13 @@ def rule_output() -> str | None:
     return None
 
 
-def forget_output() -> None:
-    """Forget what rule code wrote while `hold_stdout` held standard output (it failed)."""
-    _printed.parts.clear()
+def rule_failure(err: BaseException, caught: bool) -> str:
+    """Return the finding of rule code that raised `err` while `hold_stdout` held standard
+    output (`caught`: it returned something), forgetting what the code wrote, as
+    `run_rule_code` does; raise `err` again if it stops the run."""
+    if caught:
+        _printed.parts.clear()
+    return _failed(err)
 
 
 def hold_stdout() -> Any:
@@ -257,7 +261,7 @@ def release_stdout(saved: Any) -> None:
         sys.stdout = saved
 
 
-def rule_failed(err: BaseException) -> str:
+def _failed(err: BaseException) -> str:
     """Return the finding of a rule that raised `err` (raise it again if it stops the run)."""
     if not fails_alone(err):
         raise err
@@ -468,29 +472,40 @@ class Checks:
         groups: dict[str, str],
     ) -> list[Issue]:
         """Return the findings of the rules on one record (`groups`: `file_groups(path)`)."""
-        found: list[Issue] = []
         held = hold_stdout()
-        caught = held is not None  # what a Python rule writes is its failure (`run_rule_code`)
         try:
-            for call, ctx, python in self._steps:
-                ctx.family, ctx.version, ctx.path, ctx.line = family, version, path, line
-                try:
-                    if python:
-                        call(record, ctx)
-                    else:
-                        call(record, ctx, groups)
-                except BaseException as err:  # a rule is user code: its failure is a finding
-                    if python and caught:
-                        forget_output()
-                    ctx.report("", rule_failed(err))
-                else:
-                    if python and caught and (wrote := rule_output()) is not None:
-                        ctx.report("", wrote)
-                if ctx.findings:
-                    found += ctx.findings
-                    ctx.findings = []
+            return self.held(record, family, version, path, line, groups, held is not None)
         finally:
             release_stdout(held)
+
+    def held(
+        self,
+        record: Any,
+        family: str,
+        version: str,
+        path: str | None,
+        line: int | None,
+        groups: dict[str, str],
+        caught: bool,
+    ) -> list[Issue]:
+        """`run`, where `hold_stdout` holds standard output already (`caught`: it returned
+        something, so what a Python rule writes is its failure, as in `run_rule_code`)."""
+        found: list[Issue] = []
+        for call, ctx, python in self._steps:
+            ctx.family, ctx.version, ctx.path, ctx.line = family, version, path, line
+            try:
+                if python:
+                    call(record, ctx)
+                else:
+                    call(record, ctx, groups)
+            except BaseException as err:  # a rule is user code: its failure is a finding
+                ctx.report("", rule_failure(err, python and caught))
+            else:
+                if python and caught and (wrote := rule_output()) is not None:
+                    ctx.report("", wrote)
+            if ctx.findings:
+                found += ctx.findings
+                ctx.findings = []
         return found
 
 
