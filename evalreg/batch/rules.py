@@ -10,13 +10,14 @@ of their file wants.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from evalreg.batch.parallel import collector_paused
 from evalreg.engine.registry import Registry
 from evalreg.engine.rules import (
+    HELD_OUTPUT,
     Checks,
     Collector,
     Located,
@@ -107,7 +108,8 @@ class _Same(NamedTuple):
     version: str
     record: Checks
     groups: dict[str, str]
-    collecting: tuple[tuple[Rule, Collector, RuleContext], ...]
+    collecting: tuple[tuple[Rule, RuleContext], ...]
+    collectors: dict[Rule, Collector]
 
 
 _NO_GROUPS: dict[str, str] = {}
@@ -115,7 +117,8 @@ _NO_GROUPS: dict[str, str] = {}
 
 
 def _collect(
-    collecting: Iterable[tuple[Rule, Collector, RuleContext]],
+    collecting: tuple[tuple[Rule, RuleContext], ...],
+    collectors: dict[Rule, Collector],
     record: Any,
     path: str,
     line: int | None,
@@ -124,14 +127,14 @@ def _collect(
     """Give a record to the collectors of a file; return the failures of their code (standard
     output held: see `Checks.held`)."""
     found: list[Issue] = []
-    for rule, collector, ctx in collecting:
+    for rule, ctx in collecting:
         ctx.path, ctx.line = path, line
         try:
-            collector.add(record, ctx)
+            collectors[rule].add(record, ctx)
         except BaseException as err:
             found.append(rule.issue("", rule_failure(err, caught)))
         else:
-            if caught and (wrote := rule_output()) is not None:
+            if caught and HELD_OUTPUT and (wrote := rule_output()) is not None:
                 found.append(rule.issue("", wrote))
     return found
 
@@ -145,7 +148,7 @@ def _start(state: _Open, rule: Rule, path: str, caught: bool) -> None:
     except BaseException as err:
         failure: str | None = rule_failure(err, caught)
     else:
-        failure = rule_output() if caught else None
+        failure = rule_output() if caught and HELD_OUTPUT else None
     if failure is not None:
         collector = _Dropped()
         state.failed.append(((rule.family, rule.id), path, _Failed(failure)))
@@ -259,18 +262,18 @@ class RuleRun:
         if plan.file and state.filed is not None and (family, version) not in state.filed:
             state.filed.add((family, version))
             found += plan.file.held(record, family, version, path, line, groups, caught)
-        collecting: tuple[tuple[Rule, Collector, RuleContext], ...] = ()
         if plan.collecting:
             collectors = state.collectors
             for rule, _ in plan.collecting:
                 if rule not in collectors:
                     _start(state, rule, path, caught)
-            collecting = tuple((rule, collectors[rule], ctx) for rule, ctx in plan.collecting)
-            found += _collect(collecting, record, path, line, caught)
+            found += _collect(plan.collecting, collectors, record, path, line, caught)
         if state.again:
             # A file of many records: its file rules have run (or are another part's), so the
             # next record of the same family and version needs its record rules and collectors.
-            self._same = _Same(path, family, version, plan.record, groups, collecting)
+            self._same = _Same(
+                path, family, version, plan.record, groups, plan.collecting, state.collectors
+            )
         state.again = True
         return self._judged(found, path)
 
@@ -284,7 +287,7 @@ class RuleRun:
                 record, same.family, same.version, path, line, same.groups, caught
             )
             if same.collecting:
-                found += _collect(same.collecting, record, path, line, caught)
+                found += _collect(same.collecting, same.collectors, record, path, line, caught)
         finally:
             release_stdout(held)
         return self._judged(found, path) if found else found
@@ -319,7 +322,7 @@ class RuleRun:
                 except BaseException as err:  # user code, as in `run_rule_code`
                     summary = _Failed(rule_failure(err, caught))
                 else:
-                    if caught and (wrote := rule_output()) is not None:
+                    if caught and HELD_OUTPUT and (wrote := rule_output()) is not None:
                         summary = _Failed(wrote)
                 if summary is not None:
                     closed.append(((rule.family, rule.id), path, summary))
@@ -341,15 +344,22 @@ class RuleRun:
 
     def _finish(self) -> list[Located]:
         by_rule: dict[tuple[str, str], list[tuple[str, Any]]] = {}
+        failing: set[tuple[str, str]] = set()
         for key, path, summary in self.summaries:
-            by_rule.setdefault(key, []).append((path, summary))
+            kept = by_rule.get(key)
+            if kept is None:
+                kept = by_rule[key] = []
+            kept.append((path, summary))
+            if type(summary) is _Failed:
+                failing.add(key)
         found: list[Located] = []
         for (family, rule_id), summaries in by_rule.items():
             (rule,) = (r for r in family_rules(self.registry, family) if r.id == rule_id)
-            failed = [(p, s) for p, s in summaries if isinstance(s, _Failed)]
-            if failed:
-                summaries = [(p, s) for p, s in summaries if not isinstance(s, _Failed)]
-            located = [Located(p, None, rule.issue("", s.message)) for p, s in failed]
+            located = []
+            if (family, rule_id) in failing:
+                failed = [(p, s) for p, s in summaries if type(s) is _Failed]
+                summaries = [(p, s) for p, s in summaries if type(s) is not _Failed]
+                located = [Located(p, None, rule.issue("", s.message)) for p, s in failed]
             for one in [*located, *finish_collection(rule, summaries, read_records)]:
                 judged = self.here(one.path).judge(one.issue)
                 if judged is not None:

@@ -190,6 +190,9 @@ class _Printed:
 
 
 _printed = _Printed()
+HELD_OUTPUT = _printed.parts
+"""What rule code wrote while `hold_stdout` held standard output, not yet taken (see
+`rule_output`): a quick test that it wrote nothing."""
 _main = threading.main_thread().ident
 
 
@@ -501,7 +504,7 @@ class Checks:
             except BaseException as err:  # a rule is user code: its failure is a finding
                 ctx.report("", rule_failure(err, python and caught))
             else:
-                if python and caught and (wrote := rule_output()) is not None:
+                if python and caught and HELD_OUTPUT and (wrote := rule_output()) is not None:
                     ctx.report("", wrote)
             if ctx.findings:
                 found += ctx.findings
