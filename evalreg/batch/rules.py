@@ -92,10 +92,12 @@ class _Plan(NamedTuple):
     """The rules of one family and version in a run, ready to run record after record."""
 
     record: Checks
-    file: Checks
-    collecting: tuple[tuple[Rule, RuleContext], ...]
+    first: Checks | None
+    """The record rules, then the file rules, for a file's first record of the family and
+    version (None: there are no file rules)."""
+    collecting: tuple[tuple[Rule, RuleContext, tuple[str, str]], ...]
     """Each collection rule, with the context its collectors are given (the file's path and
-    the record's line set for each record)."""
+    the record's line set for each record) and the key of its summaries."""
     groups: bool
     """Whether a record or file rule reads the file's groups."""
 
@@ -108,7 +110,7 @@ class _Same(NamedTuple):
     version: str
     record: Checks
     groups: dict[str, str]
-    collecting: tuple[tuple[Rule, RuleContext], ...]
+    collecting: tuple[tuple[Rule, RuleContext, tuple[str, str]], ...]
     collectors: dict[Rule, Collector]
 
 
@@ -117,7 +119,7 @@ _NO_GROUPS: dict[str, str] = {}
 
 
 def _collect(
-    collecting: tuple[tuple[Rule, RuleContext], ...],
+    collecting: tuple[tuple[Rule, RuleContext, tuple[str, str]], ...],
     collectors: dict[Rule, Collector],
     record: Any,
     path: str,
@@ -127,7 +129,7 @@ def _collect(
     """Give a record to the collectors of a file; return the failures of their code (standard
     output held: see `Checks.held`)."""
     found: list[Issue] = []
-    for rule, ctx in collecting:
+    for rule, ctx, _ in collecting:
         ctx.path, ctx.line = path, line
         try:
             collectors[rule].add(record, ctx)
@@ -139,7 +141,7 @@ def _collect(
     return found
 
 
-def _start(state: _Open, rule: Rule, path: str, caught: bool) -> None:
+def _start(state: _Open, rule: Rule, key: tuple[str, str], path: str, caught: bool) -> None:
     """Make the collector of a collection rule for a file (one that takes nothing if its code
     fails: the failure is reported at the end of the run); standard output held."""
     assert rule.collector is not None
@@ -151,7 +153,7 @@ def _start(state: _Open, rule: Rule, path: str, caught: bool) -> None:
         failure = rule_output() if caught and HELD_OUTPUT else None
     if failure is not None:
         collector = _Dropped()
-        state.failed.append(((rule.family, rule.id), path, _Failed(failure)))
+        state.failed.append((key, path, _Failed(failure)))
     state.collectors[rule] = collector
 
 
@@ -163,6 +165,8 @@ class RuleRun:
         self.selection = selection
         self._sets: dict[tuple[str, str, tuple[int, ...]], RuleSet] = {}
         self._plans: dict[tuple[str, str, tuple[int, ...]], _Plan | None] = {}
+        self._keys: dict[Rule, tuple[str, str]] = {}
+        """The key of each collection rule's summaries: its family and id."""
         self._files: dict[str, _Open] = {}
         self._unfiled: set[str] = set()
         self._path: str | None = None
@@ -206,20 +210,19 @@ class RuleRun:
 
     def _plan(self, family: str, version: str, path: str) -> _Plan | None:
         """Return the rules of `rules` ready to run (None: no rule applies)."""
-        key = (family, version, self._held_at(path) if self.selection.paths else ())
-        try:
-            return self._plans[key]
-        except KeyError:
-            pass
         rules = self.rules(family, version, path)  # loading rules prints as it would
         plan = None
         if rules:
-            record, file = Checks(rules.record), Checks(rules.file)
-            collecting = tuple(
-                (rule, RuleContext(rule, family, version, path, None)) for rule in rules.collection
-            )
-            plan = _Plan(record, file, collecting, record.groups or file.groups)
-        self._plans[key] = plan
+            record = Checks(rules.record)
+            first = Checks(rules.record + rules.file) if rules.file else None
+            collecting = []
+            for rule in rules.collection:
+                key = self._keys.setdefault(rule, (rule.family, rule.id))
+                collecting.append((rule, RuleContext(rule, family, version, path, None), key))
+            groups = record.groups or (first is not None and first.groups)
+            plan = _Plan(record, first, tuple(collecting), groups)
+        held = self._held_at(path) if self.selection.paths else ()
+        self._plans[family, version, held] = plan
         return plan
 
     def issues(
@@ -228,9 +231,17 @@ class RuleRun:
         """Run the record and file rules on one record, and give it to the collectors."""
         same = self._same
         # The next line of a JSONL file, most likely:
-        if same is not None and same.path == path and same[1:3] == (family, version):
+        if (
+            same is not None
+            and same.path == path
+            and same.family == family
+            and same.version == version
+        ):
             return self._again(same, record, line)
-        plan = self._plan(family, version, path)
+        try:
+            plan = self._plans[family, version, self._held_at(path) if self.selection.paths else ()]
+        except KeyError:
+            plan = self._plan(family, version, path)
         if plan is None:
             return []
         held = hold_stdout()  # once for every rule the record meets
@@ -258,15 +269,17 @@ class RuleRun:
             groups = _NO_GROUPS
             if plan.groups:
                 groups = state.groups = file_groups(path)
-        found = plan.record.held(record, family, version, path, line, groups, caught)
-        if plan.file and state.filed is not None and (family, version) not in state.filed:
-            state.filed.add((family, version))
-            found += plan.file.held(record, family, version, path, line, groups, caught)
+        checks = plan.record
+        filed = state.filed
+        if plan.first is not None and filed is not None and (family, version) not in filed:
+            filed.add((family, version))
+            checks = plan.first
+        found = checks.held(record, family, version, path, line, groups, caught)
         if plan.collecting:
             collectors = state.collectors
-            for rule, _ in plan.collecting:
+            for rule, _, key in plan.collecting:
                 if rule not in collectors:
-                    _start(state, rule, path, caught)
+                    _start(state, rule, key, path, caught)
             found += _collect(plan.collecting, collectors, record, path, line, caught)
         if state.again:
             # A file of many records: its file rules have run (or are another part's), so the
@@ -275,7 +288,7 @@ class RuleRun:
                 path, family, version, plan.record, groups, plan.collecting, state.collectors
             )
         state.again = True
-        return self._judged(found, path)
+        return self._judged(found, path) if found else found
 
     def _again(self, same: _Same, record: Any, line: int | None) -> list[Issue]:
         """Run the rules of a record of the file, family and version of the one before."""
@@ -312,7 +325,11 @@ class RuleRun:
         state = self._files.pop(path, None)
         if state is None:
             return []
-        closed: Summaries = list(state.failed)
+        closed = state.failed  # the file's own, which nothing else holds
+        if not state.collectors:
+            self.summaries += closed
+            return closed
+        keys = self._keys
         held = hold_stdout()
         caught = held is not None
         try:
@@ -325,7 +342,7 @@ class RuleRun:
                     if caught and HELD_OUTPUT and (wrote := rule_output()) is not None:
                         summary = _Failed(wrote)
                 if summary is not None:
-                    closed.append(((rule.family, rule.id), path, summary))
+                    closed.append((keys[rule], path, summary))
         finally:
             release_stdout(held)
         self.summaries += closed
