@@ -106,6 +106,22 @@ def _from_data(normal: str) -> str | None:
     return "/".join(parts[len(parts) - 1 - parts[::-1].index("data") :])
 
 
+def _normalised(path: str) -> str:
+    """Return `os.path.normpath(path)`, its folder's worked out once for all its files."""
+    folder, sep, name = path.rpartition(os.sep)
+    if os.altsep or not folder or name in ("", ".", ".."):
+        return os.path.normpath(path)
+    base = _normal_folder(folder)
+    if base.endswith(os.sep):  # a root (`//` stays as it is): rare, and done in full
+        return os.path.normpath(path)
+    return name if base == "." else base + sep + name
+
+
+@lru_cache(maxsize=4096)
+def _normal_folder(folder: str) -> str:
+    return os.path.normpath(folder)
+
+
 def _shown(values: list[Any]) -> str:
     return ", ".join(repr(v) for v in values)
 
@@ -120,7 +136,7 @@ class _Pairing:
         self.samples: dict[str, Samples] = {}
         self._listings: dict[str, frozenset[str]] = {}
         for path, (kind, values) in summaries:
-            key = os.path.normpath(path)
+            key = _normalised(path)
             if kind == "aggregate":
                 self.aggregates[key] = values
             else:
