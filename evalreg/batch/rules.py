@@ -296,8 +296,11 @@ class RuleRun:
         held = hold_stdout()
         try:
             caught = held is not None
-            found = same.record.held(
-                record, same.family, same.version, path, line, same.groups, caught
+            checks = same.record
+            found = (
+                checks.held(record, same.family, same.version, path, line, same.groups, caught)
+                if checks.rules
+                else []
             )
             if same.collecting:
                 found += _collect(same.collecting, same.collectors, record, path, line, caught)

@@ -450,7 +450,7 @@ class Checks:
     """Record or file rules ready to run on record after record: each keeps one context, whose
     fields are set for each record, and standard output is held once for them all."""
 
-    __slots__ = ("_steps", "groups")
+    __slots__ = ("_steps", "groups", "rules")
 
     def __init__(self, rules: Sequence[Rule]) -> None:
         steps = []
@@ -461,9 +461,11 @@ class Checks:
         self._steps: tuple[tuple[Callable[..., None], RuleContext, bool], ...] = tuple(steps)
         self.groups = any(rule.groups for rule in rules)
         """Whether a rule reads the file's groups (else any dict will do for `run`'s)."""
+        self.rules = len(steps)
+        """How many rules there are."""
 
     def __bool__(self) -> bool:
-        return bool(self._steps)
+        return bool(self.rules)
 
     def run(
         self,

@@ -39,10 +39,14 @@ class Samples:
 
     def add(self, record: Any) -> None:
         self.rows += 1
-        for values, key in ((self.evaluation_ids, "evaluation_id"), (self.model_ids, "model_id")):
-            value = record.get(key)
-            if value not in values and len(values) < _KEPT:
-                values.append(value)
+        value = record.get("evaluation_id")
+        values = self.evaluation_ids
+        if value not in values and len(values) < _KEPT:
+            values.append(value)
+        value = record.get("model_id")
+        values = self.model_ids
+        if value not in values and len(values) < _KEPT:
+            values.append(value)
 
     def merge(self, other: Samples) -> None:
         self.rows += other.rows
