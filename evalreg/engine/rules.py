@@ -448,7 +448,7 @@ def rule_set(
 
 class Checks:
     """Record or file rules ready to run on record after record: each keeps one context, whose
-    fields are set for each record, and standard output is held once for them all."""
+    fields are set for each record; the caller holds standard output once for them all."""
 
     __slots__ = ("_steps", "groups", "rules")
 
@@ -460,28 +460,12 @@ class Checks:
             steps.append((rule.code or rule.check, ctx, rule.code is not None))
         self._steps: tuple[tuple[Callable[..., None], RuleContext, bool], ...] = tuple(steps)
         self.groups = any(rule.groups for rule in rules)
-        """Whether a rule reads the file's groups (else any dict will do for `run`'s)."""
+        """Whether a rule reads the file's groups (else any dict will do for `held`'s)."""
         self.rules = len(steps)
         """How many rules there are."""
 
     def __bool__(self) -> bool:
         return bool(self.rules)
-
-    def run(
-        self,
-        record: Any,
-        family: str,
-        version: str,
-        path: str | None,
-        line: int | None,
-        groups: dict[str, str],
-    ) -> list[Issue]:
-        """Return the findings of the rules on one record (`groups`: `file_groups(path)`)."""
-        held = hold_stdout()
-        try:
-            return self.held(record, family, version, path, line, groups, held is not None)
-        finally:
-            release_stdout(held)
 
     def held(
         self,
@@ -493,8 +477,9 @@ class Checks:
         groups: dict[str, str],
         caught: bool,
     ) -> list[Issue]:
-        """`run`, where `hold_stdout` holds standard output already (`caught`: it returned
-        something, so what a Python rule writes is its failure, as in `run_rule_code`)."""
+        """Return the findings of the rules on one record (`groups`: `file_groups(path)`), where
+        `hold_stdout` holds standard output (`caught`: it returned something, so what a Python
+        rule writes is its failure, as in `run_rule_code`)."""
         found: list[Issue] = []
         for call, ctx, python in self._steps:
             ctx.family, ctx.version, ctx.path, ctx.line = family, version, path, line
@@ -538,7 +523,11 @@ def check(
     """
     if groups is None:
         groups = file_groups(path)
-    return Checks(rules).run(record, family, version, path, line, groups)
+    held = hold_stdout()
+    try:
+        return Checks(rules).held(record, family, version, path, line, groups, held is not None)
+    finally:
+        release_stdout(held)
 
 
 def finish_collection(
