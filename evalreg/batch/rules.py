@@ -111,7 +111,7 @@ class _Same(NamedTuple):
     record: Checks
     groups: dict[str, str]
     collecting: tuple[tuple[Rule, RuleContext, tuple[str, str]], ...]
-    collectors: dict[Rule, Collector]
+    state: _Open
 
 
 _NO_GROUPS: dict[str, str] = {}
@@ -120,19 +120,23 @@ _NO_GROUPS: dict[str, str] = {}
 
 def _collect(
     collecting: tuple[tuple[Rule, RuleContext, tuple[str, str]], ...],
-    collectors: dict[Rule, Collector],
+    state: _Open,
     record: Any,
     path: str,
     line: int | None,
     caught: bool,
 ) -> list[Issue]:
-    """Give a record to the collectors of a file; return the failures of their code (standard
-    output held: see `Checks.held`)."""
+    """Give a record to the collectors of a file (made for its first record); return the
+    failures of their code (standard output held: see `Checks.held`)."""
     found: list[Issue] = []
-    for rule, ctx, _ in collecting:
+    collectors = state.collectors
+    for rule, ctx, key in collecting:
+        collector = collectors.get(rule)
+        if collector is None:
+            collector = _start(state, rule, key, path, caught)
         ctx.path, ctx.line = path, line
         try:
-            collectors[rule].add(record, ctx)
+            collector.add(record, ctx)
         except BaseException as err:
             found.append(rule.issue("", rule_failure(err, caught)))
         else:
@@ -141,7 +145,7 @@ def _collect(
     return found
 
 
-def _start(state: _Open, rule: Rule, key: tuple[str, str], path: str, caught: bool) -> None:
+def _start(state: _Open, rule: Rule, key: tuple[str, str], path: str, caught: bool) -> Collector:
     """Make the collector of a collection rule for a file (one that takes nothing if its code
     fails: the failure is reported at the end of the run); standard output held."""
     assert rule.collector is not None
@@ -155,6 +159,7 @@ def _start(state: _Open, rule: Rule, key: tuple[str, str], path: str, caught: bo
         collector = _Dropped()
         state.failed.append((key, path, _Failed(failure)))
     state.collectors[rule] = collector
+    return collector
 
 
 class RuleRun:
@@ -276,17 +281,11 @@ class RuleRun:
             checks = plan.first
         found = checks.held(record, family, version, path, line, groups, caught)
         if plan.collecting:
-            collectors = state.collectors
-            for rule, _, key in plan.collecting:
-                if rule not in collectors:
-                    _start(state, rule, key, path, caught)
-            found += _collect(plan.collecting, collectors, record, path, line, caught)
+            found += _collect(plan.collecting, state, record, path, line, caught)
         if state.again:
             # A file of many records: its file rules have run (or are another part's), so the
             # next record of the same family and version needs its record rules and collectors.
-            self._same = _Same(
-                path, family, version, plan.record, groups, plan.collecting, state.collectors
-            )
+            self._same = _Same(path, family, version, plan.record, groups, plan.collecting, state)
         state.again = True
         return self._judged(found, path) if found else found
 
@@ -303,7 +302,7 @@ class RuleRun:
                 else []
             )
             if same.collecting:
-                found += _collect(same.collecting, same.collectors, record, path, line, caught)
+                found += _collect(same.collecting, same.state, record, path, line, caught)
         finally:
             release_stdout(held)
         return self._judged(found, path) if found else found
