@@ -17,19 +17,21 @@ from typing import Any, NamedTuple
 from evalreg.batch.parallel import collector_paused
 from evalreg.engine.registry import Registry
 from evalreg.engine.rules import (
+    HELD_OUTPUT,
+    Checks,
     Collector,
     Located,
     Rule,
     RuleContext,
     RuleSet,
-    check,
     family_rules,
     file_groups,
     finish_collection,
     hold_stdout,
     release_stdout,
+    rule_failure,
+    rule_output,
     rule_set,
-    run_rule_code,
 )
 from evalreg.engine.selection import Selection
 from evalreg.engine.validators import Issue
@@ -72,18 +74,32 @@ class _Dropped:
 class _Open:
     """What the rules keep of the file being read: its file rules done, its collectors."""
 
-    __slots__ = ("again", "collectors", "failed", "filed", "groups", "held")
+    __slots__ = ("again", "collectors", "failed", "filed", "groups")
 
-    def __init__(self, filed: bool, path: str) -> None:
+    def __init__(self, filed: bool) -> None:
         self.filed: set[tuple[str, str]] | None = None if filed else set()
         """The family and version whose file rules ran (None: leave them to another part)."""
         self.collectors: dict[Rule, Collector] = {}
         self.failed: Summaries = []
-        self.held: dict[tuple[Rule, str, str], tuple[Collector, RuleContext]] = {}
-        self.groups = file_groups(path)
-        """The values of the file's `{file: ...}` operands, for every record of it."""
+        self.groups: dict[str, str] | None = None
+        """The values of the file's `{file: ...}` operands, for every record of it (once a
+        rule reads them)."""
         self.again = False
         """Whether a record of the file was read before."""
+
+
+class _Plan(NamedTuple):
+    """The rules of one family and version in a run, ready to run record after record."""
+
+    record: Checks
+    first: Checks | None
+    """The record rules, then the file rules, for a file's first record of the family and
+    version (None: there are no file rules)."""
+    collecting: tuple[tuple[Rule, RuleContext, tuple[str, str]], ...]
+    """Each collection rule, with the context its collectors are given (the file's path and
+    the record's line set for each record) and the key of its summaries."""
+    groups: bool
+    """Whether a record or file rule reads the file's groups."""
 
 
 class _Same(NamedTuple):
@@ -92,9 +108,58 @@ class _Same(NamedTuple):
     path: str
     family: str
     version: str
-    record: tuple[Rule, ...]
+    record: Checks
     groups: dict[str, str]
-    collecting: tuple[tuple[Rule, Collector, RuleContext], ...]
+    collecting: tuple[tuple[Rule, RuleContext, tuple[str, str]], ...]
+    state: _Open
+
+
+_NO_GROUPS: dict[str, str] = {}
+"""The groups given to rules that read none."""
+
+
+def _collect(
+    collecting: tuple[tuple[Rule, RuleContext, tuple[str, str]], ...],
+    state: _Open,
+    record: Any,
+    path: str,
+    line: int | None,
+    caught: bool,
+) -> list[Issue]:
+    """Give a record to the collectors of a file (made for its first record); return the
+    failures of their code (standard output held: see `Checks.held`)."""
+    found: list[Issue] = []
+    collectors = state.collectors
+    for rule, ctx, key in collecting:
+        collector = collectors.get(rule)
+        if collector is None:
+            collector = _start(state, rule, key, path, caught)
+        ctx.path, ctx.line = path, line
+        try:
+            collector.add(record, ctx)
+        except BaseException as err:
+            found.append(rule.issue("", rule_failure(err, caught)))
+        else:
+            if caught and HELD_OUTPUT and (wrote := rule_output()) is not None:
+                found.append(rule.issue("", wrote))
+    return found
+
+
+def _start(state: _Open, rule: Rule, key: tuple[str, str], path: str, caught: bool) -> Collector:
+    """Make the collector of a collection rule for a file (one that takes nothing if its code
+    fails: the failure is reported at the end of the run); standard output held."""
+    assert rule.collector is not None
+    try:
+        collector = rule.collector(path)
+    except BaseException as err:
+        failure: str | None = rule_failure(err, caught)
+    else:
+        failure = rule_output() if caught and HELD_OUTPUT else None
+    if failure is not None:
+        collector = _Dropped()
+        state.failed.append((key, path, _Failed(failure)))
+    state.collectors[rule] = collector
+    return collector
 
 
 class RuleRun:
@@ -104,6 +169,9 @@ class RuleRun:
         self.registry = registry
         self.selection = selection
         self._sets: dict[tuple[str, str, tuple[int, ...]], RuleSet] = {}
+        self._plans: dict[tuple[str, str, tuple[int, ...]], _Plan | None] = {}
+        self._keys: dict[Rule, tuple[str, str]] = {}
+        """The key of each collection rule's summaries: its family and id."""
         self._files: dict[str, _Open] = {}
         self._unfiled: set[str] = set()
         self._path: str | None = None
@@ -145,72 +213,98 @@ class RuleRun:
             found = self._sets[family, version, held] = own
         return found
 
+    def _plan(self, family: str, version: str, path: str) -> _Plan | None:
+        """Return the rules of `rules` ready to run (None: no rule applies)."""
+        rules = self.rules(family, version, path)  # loading rules prints as it would
+        plan = None
+        if rules:
+            record = Checks(rules.record)
+            first = Checks(rules.record + rules.file) if rules.file else None
+            collecting = []
+            for rule in rules.collection:
+                key = self._keys.setdefault(rule, (rule.family, rule.id))
+                collecting.append((rule, RuleContext(rule, family, version, path, None), key))
+            groups = record.groups or (first is not None and first.groups)
+            plan = _Plan(record, first, tuple(collecting), groups)
+        held = self._held_at(path) if self.selection.paths else ()
+        self._plans[family, version, held] = plan
+        return plan
+
     def issues(
         self, record: Any, path: str, line: int | None, family: str, version: str
     ) -> list[Issue]:
         """Run the record and file rules on one record, and give it to the collectors."""
         same = self._same
         # The next line of a JSONL file, most likely:
-        if same is None or same.path != path or same[1:3] != (family, version):
-            same = None
-            rules = self.rules(family, version, path)  # loading rules prints as it would
-            if not rules:
-                return []
-        # Standard output is caught once for every rule the record meets (see `run_rule_code`).
-        held = hold_stdout()
+        if (
+            same is not None
+            and same.path == path
+            and same.family == family
+            and same.version == version
+        ):
+            return self._again(same, record, line)
         try:
-            if same is not None:
-                return self._again(same, record, line)
-            return self._first(rules, record, path, line, family, version)
+            plan = self._plans[family, version, self._held_at(path) if self.selection.paths else ()]
+        except KeyError:
+            plan = self._plan(family, version, path)
+        if plan is None:
+            return []
+        held = hold_stdout()  # once for every rule the record meets
+        try:
+            return self._first(plan, record, path, line, family, version, held is not None)
         finally:
             release_stdout(held)
 
     def _first(
-        self, rules: RuleSet, record: Any, path: str, line: int | None, family: str, version: str
+        self,
+        plan: _Plan,
+        record: Any,
+        path: str,
+        line: int | None,
+        family: str,
+        version: str,
+        caught: bool,
     ) -> list[Issue]:
         """Run the rules on a record (the file's first of its family and version, maybe)."""
         state = self._files.get(path)
         if state is None:
-            state = self._files[path] = _Open(path in self._unfiled, path)
+            state = self._files[path] = _Open(path in self._unfiled)
         groups = state.groups
-        found = (
-            check(rules.record, record, family, version, path, line, groups) if rules.record else []
-        )
-        if rules.file and state.filed is not None and (family, version) not in state.filed:
-            state.filed.add((family, version))
-            found += check(rules.file, record, family, version, path, line, groups)
-        held_by = state.held
-        for rule in rules.collection:
-            held = held_by.get((rule, family, version))
-            if held is None:
-                held = held_by[rule, family, version] = self._start(
-                    state, rule, path, family, version
-                )
-            held[1].line = line
-            _, failure = run_rule_code(held[0].add, record, held[1])
-            if failure is not None:
-                found.append(rule.issue("", failure))
+        if groups is None:
+            groups = _NO_GROUPS
+            if plan.groups:
+                groups = state.groups = file_groups(path)
+        checks = plan.record
+        filed = state.filed
+        if plan.first is not None and filed is not None and (family, version) not in filed:
+            filed.add((family, version))
+            checks = plan.first
+        found = checks.held(record, family, version, path, line, groups, caught)
+        if plan.collecting:
+            found += _collect(plan.collecting, state, record, path, line, caught)
         if state.again:
             # A file of many records: its file rules have run (or are another part's), so the
             # next record of the same family and version needs its record rules and collectors.
-            collecting = tuple((r, *held_by[r, family, version]) for r in rules.collection)
-            self._same = _Same(path, family, version, rules.record, groups, collecting)
+            self._same = _Same(path, family, version, plan.record, groups, plan.collecting, state)
         state.again = True
-        return self._judged(found, path)
+        return self._judged(found, path) if found else found
 
     def _again(self, same: _Same, record: Any, line: int | None) -> list[Issue]:
         """Run the rules of a record of the file, family and version of the one before."""
-        path, family, version = same.path, same.family, same.version
-        found = (
-            check(same.record, record, family, version, path, line, same.groups)
-            if same.record
-            else []
-        )
-        for rule, collector, ctx in same.collecting:
-            ctx.line = line
-            _, failure = run_rule_code(collector.add, record, ctx)
-            if failure is not None:
-                found.append(rule.issue("", failure))
+        path = same.path
+        held = hold_stdout()
+        try:
+            caught = held is not None
+            checks = same.record
+            found = (
+                checks.held(record, same.family, same.version, path, line, same.groups, caught)
+                if checks.rules
+                else []
+            )
+            if same.collecting:
+                found += _collect(same.collecting, same.state, record, path, line, caught)
+        finally:
+            release_stdout(held)
         return self._judged(found, path) if found else found
 
     def _judged(self, found: list[Issue], path: str) -> list[Issue]:
@@ -220,21 +314,6 @@ class RuleRun:
             if here.restyles:
                 found = [judged for issue in found if (judged := here.judge(issue)) is not None]
         return found
-
-    @staticmethod
-    def _start(
-        state: _Open, rule: Rule, path: str, family: str, version: str
-    ) -> tuple[Collector, RuleContext]:
-        assert rule.collector is not None
-        collector = state.collectors.get(rule)
-        if collector is None:
-            collector, failure = run_rule_code(rule.collector, path)
-            if failure is not None:
-                collector = _Dropped()
-            state.collectors[rule] = collector
-            if failure is not None:
-                state.failed.append(((rule.family, rule.id), path, _Failed(failure)))
-        return collector, RuleContext(rule, family, version, path, None)
 
     def skip_file_rules(self, path: str) -> None:
         """Leave out the file rules of `path`: they run on the part that holds its start."""
@@ -248,15 +327,24 @@ class RuleRun:
         state = self._files.pop(path, None)
         if state is None:
             return []
-        closed: Summaries = list(state.failed)
+        closed = state.failed  # the file's own, which nothing else holds
+        if not state.collectors:
+            self.summaries += closed
+            return closed
+        keys = self._keys
         held = hold_stdout()
+        caught = held is not None
         try:
             for rule, collector in state.collectors.items():
-                summary, failure = run_rule_code(collector.summary)
-                if failure is not None:
-                    summary = _Failed(failure)
+                try:
+                    summary = collector.summary()
+                except BaseException as err:  # user code, as in `run_rule_code`
+                    summary = _Failed(rule_failure(err, caught))
+                else:
+                    if caught and HELD_OUTPUT and (wrote := rule_output()) is not None:
+                        summary = _Failed(wrote)
                 if summary is not None:
-                    closed.append(((rule.family, rule.id), path, summary))
+                    closed.append((keys[rule], path, summary))
         finally:
             release_stdout(held)
         self.summaries += closed
@@ -275,15 +363,22 @@ class RuleRun:
 
     def _finish(self) -> list[Located]:
         by_rule: dict[tuple[str, str], list[tuple[str, Any]]] = {}
+        failing: set[tuple[str, str]] = set()
         for key, path, summary in self.summaries:
-            by_rule.setdefault(key, []).append((path, summary))
+            kept = by_rule.get(key)
+            if kept is None:
+                kept = by_rule[key] = []
+            kept.append((path, summary))
+            if type(summary) is _Failed:
+                failing.add(key)
         found: list[Located] = []
         for (family, rule_id), summaries in by_rule.items():
             (rule,) = (r for r in family_rules(self.registry, family) if r.id == rule_id)
-            failed = [(p, s) for p, s in summaries if isinstance(s, _Failed)]
-            if failed:
-                summaries = [(p, s) for p, s in summaries if not isinstance(s, _Failed)]
-            located = [Located(p, None, rule.issue("", s.message)) for p, s in failed]
+            located = []
+            if (family, rule_id) in failing:
+                failed = [(p, s) for p, s in summaries if type(s) is _Failed]
+                summaries = [(p, s) for p, s in summaries if type(s) is not _Failed]
+                located = [Located(p, None, rule.issue("", s.message)) for p, s in failed]
             for one in [*located, *finish_collection(rule, summaries, read_records)]:
                 judged = self.here(one.path).judge(one.issue)
                 if judged is not None:

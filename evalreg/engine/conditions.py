@@ -187,6 +187,8 @@ class _Scope:
         self.groups = groups
         self.values: dict[tuple[str, str], str] = {}
         self.literals: set[str] = set()
+        self.plain: dict[str, str] = {}
+        """The flag that a value is a plain number, for values two orderings compare."""
 
     def operand(self, operand: Operand) -> str:
         """Return the expression of an operand's value (reading it here if need be)."""
@@ -204,11 +206,26 @@ class _Scope:
         return found
 
     def prepare(self, conditions: Iterable[Condition]) -> None:
-        """Read every operand of `conditions` (so that each is read once, before any test)."""
+        """Read every operand of `conditions` (so that each is read once, before any test), and
+        tell once whether a value two orderings compare is a plain number."""
+        ordered: dict[str, int] = {}
+        self._read(conditions, ordered)
+        for value, count in ordered.items():
+            if count > 1 and value not in self.literals and value not in self.plain:
+                flag = self.plain[value] = self.function.name("p")
+                self.function.line(f"{flag} = type({value}) in PLAIN")
+
+    def _read(self, conditions: Iterable[Condition], ordered: dict[str, int]) -> None:
         for cond in conditions:
-            self.prepare(cond.conditions)
-            for operand in cond.operands:
-                self.operand(operand)
+            self._read(cond.conditions, ordered)
+            values = [self.operand(operand) for operand in cond.operands]
+            if cond.op in _INLINE:
+                for value in values:
+                    ordered[value] = ordered.get(value, 0) + 1
+
+    def is_plain(self, value: str) -> str:
+        """Return the test that `value` is a plain number (a flag `prepare` set, if any)."""
+        return self.plain.get(value) or f"type({value}) in PLAIN"
 
     def fails(self, cond: Condition) -> tuple[str, str]:
         """Return the expressions of whether `cond` fails, and of why (valid once it fails)."""
@@ -228,7 +245,7 @@ class _Scope:
                 return f"{value} is MISSING", repr(f"{pointer} is missing")
             return f"{value} is not MISSING", repr(f"{pointer} is present")
         if op in _SYMBOL:
-            return _comparison(cond, *values, found=self.found)
+            return _comparison(cond, *values, found=self.found, plain=self.is_plain)
         (value,) = values
         shown = f"{f'{cond.operands[0]} = '!r} + shown({value})"
         if op == "in":
@@ -246,17 +263,27 @@ class _Scope:
         return "" if value in self.literals else f"{value} is not MISSING and "
 
 
-def _comparison(cond: Condition, a: str, b: str, *, found: Callable[[str], str]) -> tuple[str, str]:
+def _comparison(
+    cond: Condition,
+    a: str,
+    b: str,
+    *,
+    found: Callable[[str], str],
+    plain: Callable[[str], str],
+) -> tuple[str, str]:
     first, second = cond.operands
     op = cond.op
     if op in _INLINE:
-        holds = (
-            f"({a} {_INLINE[op]} {b} if type({a}) in PLAIN and type({b}) in PLAIN "
-            f"else orders({op}, {a}, {b}))"
+        # Two plain numbers first, with no test for MISSING (which is not one); a missing
+        # operand holds.
+        missing = "".join(f"{v} is MISSING or " for v in (a, b) if found(v))
+        failing = (
+            f"not ({a} {_INLINE[op]} {b} if {plain(a)} and {plain(b)} "
+            f"else {missing}orders({op}, {a}, {b}))"
         )
     else:
         holds = f"{'' if op == 'eq' else 'not '}equal({a}, {b})"
-    failing = f"{found(a)}{found(b)}not {holds}"
+        failing = f"{found(a)}{found(b)}not {holds}"
     expected = f"; expected {first} {_SYMBOL[op]} {second}"
     why = f"{f'{first} = '!r} + shown({a}) + {f', {second} = '!r} + shown({b}) + {expected!r}"
     return failing, why
@@ -393,6 +420,19 @@ def declared_check(spec: RuleSpec) -> Check:
     """Return the compiled check of one declarative rule."""
     (check,) = compile_rules([spec], spec.id)
     return check
+
+
+def reads_file(spec: RuleSpec) -> bool:
+    """Return whether a declared rule's check reads its file's groups (`path`, `{file: ...}`,
+    `{group: ...}`): the others are given none."""
+
+    def reads(conditions: Iterable[Condition]) -> bool:
+        return any(
+            reads(cond.conditions) or any(o.kind in ("file", "group") for o in cond.operands)
+            for cond in conditions
+        )
+
+    return spec.path is not None or reads(spec.when) or reads(spec.require)
 
 
 def rules_source(specs: Sequence[RuleSpec], title: str = "rules") -> str:

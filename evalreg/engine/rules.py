@@ -38,7 +38,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from evalreg.engine.conditions import Check, compile_rules, declared_check, rules_source
+from evalreg.engine.conditions import (
+    Check,
+    compile_rules,
+    declared_check,
+    reads_file,
+    rules_source,
+)
 from evalreg.engine.modules import fails_alone, load_module
 from evalreg.engine.selection import ALL_RULES, Selection
 from evalreg.engine.validators import Issue
@@ -131,6 +137,11 @@ class Rule:
     source: str
     check: Callable[[Any, RuleContext, dict[str, str]], None] | None = None
     """Record and file scope: check one record, reporting to the context."""
+    code: Callable[[Any, RuleContext], None] | None = None
+    """A Python record or file rule: its module's `check`, which `check` above runs as user
+    code (what it raises or prints is a finding); `Checks` calls it directly."""
+    groups: bool = True
+    """Whether `check` reads the values of the file's `{file: ...}` operands (`file_groups`)."""
     collector: Callable[[str], Collector] | None = None
     finish: Callable[[list[tuple[str, Any]], FinishContext], None] | None = None
     also: tuple[str, ...] = ()
@@ -179,6 +190,9 @@ class _Printed:
 
 
 _printed = _Printed()
+HELD_OUTPUT = _printed.parts
+"""What rule code wrote while `hold_stdout` held standard output, not yet taken (see
+`rule_output`): a quick test that it wrote nothing."""
 _main = threading.main_thread().ident
 
 
@@ -215,6 +229,23 @@ def run_rule_code(function: Callable[..., Any], *args: Any) -> tuple[Any, str | 
     if _printed.parts:
         return value, f"the rule wrote to standard output: {cut_repr(_printed.take(), 200)}"
     return value, None
+
+
+def rule_output() -> str | None:
+    """Return the finding of what rule code wrote to standard output while `hold_stdout` held
+    it, forgetting it (None: nothing)."""
+    if _printed.parts:
+        return f"the rule wrote to standard output: {cut_repr(_printed.take(), 200)}"
+    return None
+
+
+def rule_failure(err: BaseException, caught: bool) -> str:
+    """Return the finding of rule code that raised `err` while `hold_stdout` held standard
+    output (`caught`: it returned something), forgetting what the code wrote, as
+    `run_rule_code` does; raise `err` again if it stops the run."""
+    if caught:
+        _printed.parts.clear()
+    return _failed(err)
 
 
 def hold_stdout() -> Any:
@@ -254,6 +285,7 @@ def declared(spec: RuleSpec, check: Check | None = None) -> Rule:
         description=spec.message,
         source=spec.source,
         check=check or declared_check(spec),
+        groups=reads_file(spec),
     )
 
 
@@ -290,7 +322,7 @@ def load_rule(path: Path, family: str) -> Rule:
     description = (inspect.getdoc(module) or "").strip().split("\n", 1)[0]
     if not description:
         raise RegistryError(where, "a rule module's docstring must say what must hold")
-    check = collector = finish = None
+    check = collector = finish = function = None
     also: tuple[str, ...] = ()
     if kind == "collection":
         collector = getattr(module, "Collector", None)
@@ -320,6 +352,8 @@ def load_rule(path: Path, family: str) -> Rule:
         description=description,
         source=where,
         check=check,
+        code=function,
+        groups=False,
         collector=collector,
         finish=finish,
         also=also,
@@ -412,22 +446,57 @@ def rule_set(
     )
 
 
-def _run(
-    rule: Rule,
-    record: Any,
-    family: str,
-    version: str,
-    path: str | None,
-    line: int | None,
-    groups: dict[str, str],
-) -> list[Issue]:
-    ctx = RuleContext(rule, family, version, path, line)
-    assert rule.check is not None
-    try:
-        rule.check(record, ctx, groups)
-    except BaseException as err:  # a rule is user code: its failure is a finding, not a crash
-        ctx.report("", _failed(err))
-    return ctx.findings
+class Checks:
+    """Record or file rules ready to run on record after record: each keeps one context, whose
+    fields are set for each record; the caller holds standard output once for them all."""
+
+    __slots__ = ("_steps", "groups", "rules")
+
+    def __init__(self, rules: Sequence[Rule]) -> None:
+        steps = []
+        for rule in rules:
+            assert rule.check is not None
+            ctx = RuleContext(rule, "", "", None, None)
+            steps.append((rule.code or rule.check, ctx, rule.code is not None))
+        self._steps: tuple[tuple[Callable[..., None], RuleContext, bool], ...] = tuple(steps)
+        self.groups = any(rule.groups for rule in rules)
+        """Whether a rule reads the file's groups (else any dict will do for `held`'s)."""
+        self.rules = len(steps)
+        """How many rules there are."""
+
+    def __bool__(self) -> bool:
+        return bool(self.rules)
+
+    def held(
+        self,
+        record: Any,
+        family: str,
+        version: str,
+        path: str | None,
+        line: int | None,
+        groups: dict[str, str],
+        caught: bool,
+    ) -> list[Issue]:
+        """Return the findings of the rules on one record (`groups`: `file_groups(path)`), where
+        `hold_stdout` holds standard output (`caught`: it returned something, so what a Python
+        rule writes is its failure, as in `run_rule_code`)."""
+        found: list[Issue] = []
+        for call, ctx, python in self._steps:
+            ctx.family, ctx.version, ctx.path, ctx.line = family, version, path, line
+            try:
+                if python:
+                    call(record, ctx)
+                else:
+                    call(record, ctx, groups)
+            except BaseException as err:  # a rule is user code: its failure is a finding
+                ctx.report("", rule_failure(err, python and caught))
+            else:
+                if python and caught and HELD_OUTPUT and (wrote := rule_output()) is not None:
+                    ctx.report("", wrote)
+            if ctx.findings:
+                found += ctx.findings
+                ctx.findings = []
+        return found
 
 
 def file_groups(path: str | None) -> dict[str, str]:
@@ -452,12 +521,13 @@ def check(
     File rules are given a file's first record of the family (`RuleSet.file`), record rules
     every record (`RuleSet.record`). `groups`: `file_groups(path)`, if the caller keeps it.
     """
-    found: list[Issue] = []
     if groups is None:
         groups = file_groups(path)
-    for rule in rules:
-        found += _run(rule, record, family, version, path, line, groups)
-    return found
+    held = hold_stdout()
+    try:
+        return Checks(rules).held(record, family, version, path, line, groups, held is not None)
+    finally:
+        release_stdout(held)
 
 
 def finish_collection(

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 ID = "eee.companion"
 SCOPE = "collection"
@@ -25,8 +25,7 @@ _KEPT = 8
 """Distinct ids a summary keeps: enough to say that rows disagree and with what."""
 
 
-@dataclass
-class Aggregate:
+class Aggregate(NamedTuple):
     evaluation_id: Any
     model_id: Any
     detailed: Any
@@ -40,10 +39,14 @@ class Samples:
 
     def add(self, record: Any) -> None:
         self.rows += 1
-        for values, key in ((self.evaluation_ids, "evaluation_id"), (self.model_ids, "model_id")):
-            value = record.get(key)
-            if value not in values and len(values) < _KEPT:
-                values.append(value)
+        value = record.get("evaluation_id")
+        values = self.evaluation_ids
+        if value not in values and len(values) < _KEPT:
+            values.append(value)
+        value = record.get("model_id")
+        values = self.model_ids
+        if value not in values and len(values) < _KEPT:
+            values.append(value)
 
     def merge(self, other: Samples) -> None:
         self.rows += other.rows
@@ -58,7 +61,8 @@ class Collector:
     """What one file says about the pair: the aggregate's ids, or the samples file's rows."""
 
     def __init__(self, path: str) -> None:
-        self.aggregate: Aggregate | None = None
+        self.aggregate: tuple[Any, Any, Any] | None = None
+        """The aggregate's `Aggregate` fields, as a plain tuple."""
         self.samples: Samples | None = None
 
     def add(self, record: Any, ctx: Any) -> None:
@@ -66,7 +70,7 @@ class Collector:
             model = record.get("model_info")
             model_id = model.get("id") if isinstance(model, dict) else None
             detailed = record.get("detailed_evaluation_results")
-            self.aggregate = Aggregate(record.get("evaluation_id"), model_id, detailed)
+            self.aggregate = (record.get("evaluation_id"), model_id, detailed)
         else:
             if self.samples is None:
                 self.samples = Samples()
@@ -75,8 +79,7 @@ class Collector:
     def summary(self) -> tuple[str, Any] | None:
         # Plain data: a summary may travel from a worker process to the one that finishes.
         if self.aggregate is not None:
-            a = self.aggregate
-            return ("aggregate", (a.evaluation_id, a.model_id, a.detailed))
+            return ("aggregate", self.aggregate)
         if self.samples is not None:
             s = self.samples
             return ("samples", (s.rows, s.evaluation_ids, s.model_ids))
@@ -107,6 +110,22 @@ def _from_data(normal: str) -> str | None:
     return "/".join(parts[len(parts) - 1 - parts[::-1].index("data") :])
 
 
+def _normalised(path: str) -> str:
+    """Return `os.path.normpath(path)`, its folder's worked out once for all its files."""
+    folder, sep, name = path.rpartition(os.sep)
+    if os.altsep or not folder or name in ("", ".", ".."):
+        return os.path.normpath(path)
+    base = _normal_folder(folder)
+    if base.endswith(os.sep):  # a root (`//` stays as it is): rare, and done in full
+        return os.path.normpath(path)
+    return name if base == "." else base + sep + name
+
+
+@lru_cache(maxsize=4096)
+def _normal_folder(folder: str) -> str:
+    return os.path.normpath(folder)
+
+
 def _shown(values: list[Any]) -> str:
     return ", ".join(repr(v) for v in values)
 
@@ -116,19 +135,22 @@ class _Pairing:
 
     def __init__(self, summaries: list[tuple[str, Any]], ctx: Any) -> None:
         self.ctx = ctx
-        self.aggregates: dict[str, Aggregate] = {}
+        self.aggregates: dict[str, tuple[Any, Any, Any]] = {}
+        """Each aggregate's `Aggregate` fields (made an `Aggregate` where there is a pair)."""
         self.samples: dict[str, Samples] = {}
         self._listings: dict[str, frozenset[str]] = {}
         for path, (kind, values) in summaries:
-            key = os.path.normpath(path)
+            key = _normalised(path)
             if kind == "aggregate":
-                self.aggregates[key] = Aggregate(*values)
+                self.aggregates[key] = values
             else:
                 self.samples.setdefault(key, Samples()).merge(Samples(*values))
 
     def exists(self, path: str) -> bool:
         """Return whether a file exists, listing each folder once rather than asking per file."""
-        folder, name = os.path.split(path)
+        folder, _, name = path.rpartition(os.sep)  # `path` is normalised
+        if not folder or folder.endswith(":"):  # a root or a drive has its separator
+            folder, name = os.path.split(path)
         listing = self._listings.get(folder)
         if listing is None:
             try:
@@ -163,8 +185,8 @@ class _Pairing:
         for path in paths:
             self.ctx.report(pointer if path.endswith(".json") else "", message, path=path)
 
-    def check_aggregate(self, path: str, aggregate: Aggregate, samples_path: str) -> None:
-        detailed = aggregate.detailed
+    def check_aggregate(self, path: str, values: tuple[Any, Any, Any], samples_path: str) -> None:
+        detailed = values[2]
         has_samples = samples_path in self.samples or self.exists(samples_path)
         if detailed is None:
             if has_samples:
@@ -209,7 +231,7 @@ class _Pairing:
                 self.report([path], "/detailed_evaluation_results/file_path", read)
                 return
             samples, both = read, [path]
-        self.compare(aggregate, samples, both)
+        self.compare(Aggregate(*values), samples, both)
 
     def compare(self, aggregate: Aggregate, samples: Samples, paths: list[str]) -> None:
         if not samples.rows:

@@ -20,20 +20,18 @@ _IGNORED = frozenset({"evaluation_id", "retrieved_timestamp"})
 
 def key(record: Any) -> str:
     """Return what every duplicate of `record` has in common with it."""
-    model = record.get("model_info")
     results = record.get("evaluation_results")
-    scores = sorted(
-        f"{result.get('evaluation_name')!r}:{_score(result)!r}"
-        for result in (results if type(results) is list else ())
-        if type(result) is dict
-    )
+    scores = []
+    if type(results) is list:
+        for result in results:
+            if type(result) is dict:
+                details = result.get("score_details")
+                score = details.get("score") if type(details) is dict else None
+                scores.append(f"{result.get('evaluation_name')!r}:{score!r}")
+        scores.sort()
+    model = record.get("model_info")
     model_id = model.get("id") if type(model) is dict else None
     return f"{model_id!r}|{'|'.join(scores)}"
-
-
-def _score(result: dict[str, Any]) -> Any:
-    details = result.get("score_details")
-    return details.get("score") if type(details) is dict else None
 
 
 def _normal(value: Any) -> Any:

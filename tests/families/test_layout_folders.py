@@ -132,3 +132,14 @@ def test_companion_paths_from_data_are_those_of_the_whole_path() -> None:
             for lead in ("", "/", "./"):
                 path = lead + "/".join(chosen)
                 assert companion.relative(path) == _relative(path), path
+
+
+def test_companion_normalises_paths_as_normpath_does() -> None:
+    companion = _module("eee.aggregate", "companion.py")
+    parts = ["data", "a", ".", "..", "", "x.json", "/"]
+    for count in range(1, 5):
+        for chosen in itertools.product(parts, repeat=count):
+            for lead in ("", "/", "//", "./"):
+                path = lead + "/".join(chosen)
+                for _ in range(2):  # the second time from what is kept of the folder
+                    assert companion._normalised(path) == os.path.normpath(path), path
