@@ -123,82 +123,7 @@ class QuickCheck:
         self, blocks: Iterable[Block], path: str
     ) -> Generator[RecordCheck | ValidRun, None, int]:
         """Check the lines of a JSONL file, like `items`; return the number of lines."""
-        valid = line_no = 0
-        quick = self.quick
-        found: RecordCheck | Validator
-        seen: Validator | None = None
-        # Most lines are of the shape, version and validity of the line before: for them,
-        # `quick`'s steps are taken here. `known` is the detection of such lines (None: none
-        # yet), and `surely` the check of their version, both taken again from `quick`'s memory
-        # (`_seen`) after each line `quick` or `check` judged.
-        rules = self.rules
-        find = self._shapes.find if self._shapes is not None else None
-        known: Detection | None = None
-        surely: Callable[[Any], bool] | None = None
-        labels = ("", "")
-        stale = True
-        blocks = iter(blocks)
-        while True:
-            try:
-                block = next(blocks, None)
-            except (OSError, EOFError):
-                if valid:  # the records before a failure (gzip data cut off) count
-                    yield _run(path, valid, seen)
-                raise
-            if block is None:
-                break
-            last = len(block.lines) - 1
-            # One line at a time: a block's records all alive at once would keep the garbage
-            # collector busy with them.
-            for index, text in enumerate(block.lines):
-                if stale:
-                    known, surely, stale = self._known(seen), None, False
-                    if known is not None and seen is not None:
-                        surely, labels = seen.surely_valid, (seen.family, seen.version)
-                record = loads_line(text)
-                ruled: RecordCheck | None = None
-                if known is not None and find is not None and find(record) is known:
-                    try:
-                        sure = surely is not None and surely(record)
-                    except (ValueError, TypeError, OverflowError):  # `quick` asks the reference
-                        sure = False
-                    if sure:
-                        if rules is None:
-                            valid += 1
-                            continue
-                        number = line_no + index + 1
-                        issues = rules.issues(record, path, number, *labels)
-                        if not issues:
-                            valid += 1
-                            continue
-                        ruled = outcome(path, number, known, issues, record)
-                stale = True
-                if ruled is not None:  # valid, and found by a rule
-                    found = ruled
-                elif isinstance(record, ValueError):
-                    line = block.lines[index]
-                    ended = block.ended or index < last
-                    item = jsonl_item(path, line_no + index + 1, line + b"\n" if ended else line)
-                    if item is None:
-                        continue
-                    found = self.check(item)
-                else:
-                    found = quick(record, path, line_no + index + 1)
-                    if isinstance(found, Validator):
-                        if found is not seen:  # another version: another run
-                            if valid:
-                                yield _run(path, valid, seen)
-                            valid, seen = 0, found
-                        valid += 1
-                        continue
-                if valid:
-                    yield _run(path, valid, seen)
-                    valid = 0
-                yield found
-            line_no += last + 1
-        if valid:
-            yield _run(path, valid, seen)
-        return line_no
+        return _check_lines(self, blocks, path)
 
     def _known(self, validator: Validator | None) -> Detection | None:
         """Return the detection `quick` remembers if a record of it that `validator` finds
@@ -358,6 +283,88 @@ class QuickCheck:
     def summaries(self) -> Summaries:
         """Return the summaries of the collection rules over what this check has read."""
         return [] if self.rules is None else self.rules.summaries
+
+
+def _check_lines(
+    checker: QuickCheck, blocks: Iterable[Block], path: str
+) -> Generator[RecordCheck | ValidRun, None, int]:
+    """`QuickCheck.lines`: the loop over the lines of a JSONL file."""
+    valid = line_no = 0
+    quick = checker.quick
+    found: RecordCheck | Validator
+    seen: Validator | None = None
+    # Most lines are of the shape, version and validity of the line before: for them,
+    # `quick`'s steps are taken here. `known` is the detection of such lines (None: none
+    # yet), and `surely` the check of their version, both taken again from `quick`'s memory
+    # (`_seen`) after each line `quick` or `check` judged.
+    rules = checker.rules
+    find = checker._shapes.find if checker._shapes is not None else None
+    known: Detection | None = None
+    surely: Callable[[Any], bool] | None = None
+    labels = ("", "")
+    stale = True
+    blocks = iter(blocks)
+    while True:
+        try:
+            block = next(blocks, None)
+        except (OSError, EOFError):
+            if valid:  # the records before a failure (gzip data cut off) count
+                yield _run(path, valid, seen)
+            raise
+        if block is None:
+            break
+        last = len(block.lines) - 1
+        # One line at a time: a block's records all alive at once would keep the garbage
+        # collector busy with them.
+        for index, text in enumerate(block.lines):
+            if stale:
+                known, surely, stale = checker._known(seen), None, False
+                if known is not None and seen is not None:
+                    surely, labels = seen.surely_valid, (seen.family, seen.version)
+            record = loads_line(text)
+            ruled: RecordCheck | None = None
+            if known is not None and find is not None and find(record) is known:
+                try:
+                    sure = surely is not None and surely(record)
+                except (ValueError, TypeError, OverflowError):  # `quick` asks the reference
+                    sure = False
+                if sure:
+                    if rules is None:
+                        valid += 1
+                        continue
+                    number = line_no + index + 1
+                    issues = rules.issues(record, path, number, *labels)
+                    if not issues:
+                        valid += 1
+                        continue
+                    ruled = outcome(path, number, known, issues, record)
+            stale = True
+            if ruled is not None:  # valid, and found by a rule
+                found = ruled
+            elif isinstance(record, ValueError):
+                line = block.lines[index]
+                ended = block.ended or index < last
+                item = jsonl_item(path, line_no + index + 1, line + b"\n" if ended else line)
+                if item is None:
+                    continue
+                found = checker.check(item)
+            else:
+                found = quick(record, path, line_no + index + 1)
+                if isinstance(found, Validator):
+                    if found is not seen:  # another version: another run
+                        if valid:
+                            yield _run(path, valid, seen)
+                        valid, seen = 0, found
+                    valid += 1
+                    continue
+            if valid:
+                yield _run(path, valid, seen)
+                valid = 0
+            yield found
+        line_no += last + 1
+    if valid:
+        yield _run(path, valid, seen)
+    return line_no
 
 
 def _surely(validator: Validator | None, record: Any) -> bool:
