@@ -286,7 +286,10 @@ def program() -> NoReturn:
         code: str | int | None = EXIT_OK
     except SystemExit as err:
         code = EXIT_OK if err.code is None else err.code
-    if type(code) is int and atexit._ncallbacks() == 0 and threading.active_count() == 1:
+    # `_ncallbacks` is CPython's: elsewhere, exit handlers may be waiting, and Python exits.
+    handlers = getattr(atexit, "_ncallbacks", None)
+    idle = handlers is not None and handlers() == 0 and threading.active_count() == 1
+    if type(code) is int and idle:
         try:
             for stream in (sys.stdout, sys.stderr):
                 if stream is not None:

@@ -114,11 +114,14 @@ class _Ended(Exception):
 
 
 def _program(
-    monkeypatch: pytest.MonkeyPatch, run: Callable[[], None], callbacks: int = 0, threads: int = 1
+    monkeypatch: pytest.MonkeyPatch,
+    run: Callable[[], None],
+    callbacks: int | None = 0,
+    threads: int = 1,
 ) -> tuple[str, int | str | None]:
-    """Run `program` with `run` as `main`, as if `callbacks` exit handlers were registered and
-    `threads` threads ran; return how it ended ("ended" at once, or "exited" through
-    `SystemExit`) and the code."""
+    """Run `program` with `run` as `main`, as if `callbacks` exit handlers were registered (None:
+    an interpreter that cannot say) and `threads` threads ran; return how it ended ("ended" at
+    once, or "exited" through `SystemExit`) and the code."""
     from evalreg.cli import app
 
     def ended(code: int) -> None:
@@ -126,7 +129,10 @@ def _program(
 
     monkeypatch.setattr(app, "main", run)
     monkeypatch.setattr(app.os, "_exit", ended)
-    monkeypatch.setattr(app.atexit, "_ncallbacks", lambda: callbacks)
+    if callbacks is None:
+        monkeypatch.delattr(app.atexit, "_ncallbacks")
+    else:
+        monkeypatch.setattr(app.atexit, "_ncallbacks", lambda: callbacks)
     monkeypatch.setattr(app.threading, "active_count", lambda: threads)
     try:
         app.program()
@@ -162,6 +168,8 @@ def test_the_program_exits_as_usual_when_something_is_left_to_finish(
     assert _program(monkeypatch, _report("bye")) == ("exited", "bye")
     # Another thread still running, which Python waits for:
     assert _program(monkeypatch, _report(0), threads=2) == ("exited", 0)
+    # An interpreter that cannot say how many exit handlers wait:
+    assert _program(monkeypatch, _report(0), callbacks=None) == ("exited", 0)
 
 
 def test_the_program_exits_as_usual_when_standard_output_cannot_be_flushed(
