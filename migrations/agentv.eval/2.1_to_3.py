@@ -97,6 +97,8 @@ _TEST_3 = (
 _CONTAINERS = ("tests", "cases", "eval_cases")
 _PACK = ("name", "version", "author", "tags", "license", "requires", "workspace")
 _SUITE_ONLY = ("input", "input_files")
+_LABELS_21 = ("agentv-eval-v2", "agentv-eval-v2.1")
+"""The `$schema` labels era 2.1 allows (era 3 allows any text there)."""
 _ALIASES = {"input_messages": "input", "expected_messages": "expected_output"}
 
 
@@ -537,6 +539,8 @@ def downgrade(record: dict[str, Any], ctx: StepContext) -> dict[str, Any]:
                     ctx.lose(at("/metadata", name), "era 2.1 has no suite metadata")
         elif key in _PACK or key in _SUITE_ONLY:
             ctx.lose(at_key, f"era 2.1 has no {key} field")
+        elif key == "$schema" and value not in _LABELS_21:
+            ctx.lose(at_key, f"era 2.1 knows only the labels {' and '.join(_LABELS_21)}")
         else:
             out[key] = clone(value)
     placed = _place(listed + evaluators, "/execution/evaluators", ctx)

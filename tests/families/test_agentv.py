@@ -1065,3 +1065,21 @@ def test_a_downgrade_to_v2_gives_the_one_label_v2_knows(registry: Registry) -> N
     assert result.record["$schema"] == "agentv-eval-v2"
     assert registry.validate(result.record, family="agentv.eval", version="2") == []
     assert [n.kind for n in result.notes if n.pointer == "/$schema"] == ["converted"]
+
+
+@pytest.mark.parametrize("label", ["", "invalid-schema-value"])
+def test_a_label_era_2_1_does_not_know_is_lost_going_down_only_if_allowed(
+    registry: Registry, label: str
+) -> None:
+    """Era 3 takes any `$schema` text; era 2.1 only its two labels: the step refuses, naming the
+    label, or (allowed to lose it) leaves it out with a note."""
+    record = {"$schema": label, "cases": [{"id": "c", "input": "hi"}]}
+    assert registry.validate(record, family="agentv.eval", version="3") == []
+    refused = registry.migrate(record, to="2.1", family="agentv.eval")
+    assert refused.status == "failed" and refused.failed_step == "3 -> 2.1"
+    assert (refused.error or "").startswith("/$schema: era 2.1 knows only the labels")
+    allowed = registry.migrate(record, to="2.1", family="agentv.eval", allow_loss=True)
+    assert allowed.status == "migrated", allowed.error
+    assert "$schema" not in allowed.record
+    assert registry.validate(allowed.record, family="agentv.eval", version="2.1") == []
+    assert [n.kind for n in allowed.notes if n.pointer == "/$schema"] == ["lost"]
