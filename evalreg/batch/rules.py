@@ -24,6 +24,7 @@ from evalreg.engine.rules import (
     Rule,
     RuleContext,
     RuleSet,
+    call_held,
     family_rules,
     file_groups,
     finish_collection,
@@ -149,12 +150,8 @@ def _start(state: _Open, rule: Rule, key: tuple[str, str], path: str, caught: bo
     """Make the collector of a collection rule for a file (one that takes nothing if its code
     fails: the failure is reported at the end of the run); standard output held."""
     assert rule.collector is not None
-    try:
-        collector = rule.collector(path)
-    except BaseException as err:
-        failure: str | None = rule_failure(err, caught)
-    else:
-        failure = rule_output() if caught and HELD_OUTPUT else None
+    collector: Collector
+    collector, failure = call_held(rule.collector, path, caught=caught)
     if failure is not None:
         collector = _Dropped()
         state.failed.append((key, path, _Failed(failure)))
@@ -336,13 +333,9 @@ class RuleRun:
         caught = held is not None
         try:
             for rule, collector in state.collectors.items():
-                try:
-                    summary = collector.summary()
-                except BaseException as err:  # user code, as in `run_rule_code`
-                    summary = _Failed(rule_failure(err, caught))
-                else:
-                    if caught and HELD_OUTPUT and (wrote := rule_output()) is not None:
-                        summary = _Failed(wrote)
+                summary, failure = call_held(collector.summary, caught=caught)
+                if failure is not None:
+                    summary = _Failed(failure)
                 if summary is not None:
                     closed.append((keys[rule], path, summary))
         finally:

@@ -213,22 +213,24 @@ def run_rule_code(function: Callable[..., Any], *args: Any) -> tuple[Any, str | 
     is kept off the report and is its failure too: it would break `--format json`.
     """
     if get_ident() != _main:
-        try:
-            return function(*args), None
-        except BaseException as err:
-            return None, _failed(err)
+        return call_held(function, *args, caught=False)
     saved = sys.stdout  # `_printed` itself where `hold_stdout` holds it: nothing to swap
     sys.stdout = _printed
     try:
-        value = function(*args)
-    except BaseException as err:
-        _printed.parts.clear()
-        return None, _failed(err)
+        return call_held(function, *args, caught=True)
     finally:
         sys.stdout = saved
-    if _printed.parts:
-        return value, f"the rule wrote to standard output: {cut_repr(_printed.take(), 200)}"
-    return value, None
+
+
+def call_held(function: Callable[..., Any], *args: Any, caught: bool) -> tuple[Any, str | None]:
+    """Call rule code as `run_rule_code` does, where standard output is held already (`caught`:
+    `hold_stdout` returned something, so what the code writes is its failure). The loops that
+    run for every record (`Checks.held`, the collectors' `add`) do the same in place."""
+    try:
+        value = function(*args)
+    except BaseException as err:
+        return None, rule_failure(err, caught)
+    return value, (rule_output() if caught and HELD_OUTPUT else None)
 
 
 def rule_output() -> str | None:
