@@ -140,35 +140,9 @@ class QuickCheck:
         return None
 
     def paths(self, files: Iterable[str]) -> Iterator[RecordCheck | ValidRun]:
-        """Check every record of each file in turn, as `whole` and `file` do.
-
-        Most runs read thousands of `*.json` files of one version, each valid: for them the
-        steps of `whole` and `quick` are done here, in one loop.
-        """
-        shapes, rules = self._shapes, self.rules
+        """Check every record of each file in turn, as `whole` and `file` do."""
         for path in files:
-            if shapes is None or not path.endswith(".json"):
-                found = self.whole(path)
-            else:
-                try:
-                    data = read_whole(path)
-                    check_memory(len(data))
-                    record = loads(data)
-                except (OSError, MemoryError, *DecodeError):
-                    found = None
-                else:
-                    seen, validator = self._seen
-                    if (
-                        seen is None
-                        or seen.status != "detected"
-                        or shapes.find(record) is not seen
-                        or not _surely(validator, record)
-                    ):
-                        found = self._judge(record, path)
-                    elif rules is None:
-                        found = ValidRun(path, 1, seen.family, seen.version)
-                    else:
-                        found = self._ruled(record, path, seen)
+            found = self.whole(path)
             if found is None:
                 yield from self.file(path)
             else:
@@ -206,7 +180,23 @@ class QuickCheck:
         return self._judge(record, path)
 
     def _judge(self, record: Any, path: str) -> RecordCheck | ValidRun:
-        """Check the record of a whole file (see `whole`)."""
+        """Check the record of a whole file (see `whole`).
+
+        Most runs read thousands of `*.json` files of one version, each valid: a record of the
+        shape and version of the one before is judged here, without `quick`'s steps.
+        """
+        seen, validator = self._seen
+        shapes = self._shapes
+        if (
+            shapes is not None
+            and seen is not None
+            and seen.status == "detected"
+            and shapes.find(record) is seen
+            and _surely(validator, record)
+        ):
+            if self.rules is None:
+                return ValidRun(path, 1, seen.family, seen.version)
+            return self._ruled(record, path, seen)
         try:
             found = self.quick(record, path, None)
         except MemoryError:
