@@ -16,7 +16,9 @@ and by CPU time (user + system of the process and every process it waited for), 
 and targets use the clock `--clock` names (wall by default; `cpu` where other work shares the
 machine, since waiting for a core costs wall time but no CPU time). The floors are processes too
 (`benchmarks/floor.py`): reading and `orjson.loads`-ing the same input, plus `orjson.dumps` and
-writing for migrations. Before each run the benchmark waits for other processes to leave the
+writing for migrations. Beside them, what the same work costs at the least with evalreg's own
+checks and steps: the check floor (also re-encoding and jsonschema-rs) for validate, the route
+floor (also the family's steps and jsonschema-rs at the target) for migrate. Before each run the benchmark waits for other processes to leave the
 machine idle (`others`: the share of the CPU they took anyway; not with `--clock cpu`). Commands
 run as they would for a user: with Python's bytecode cache on and standard output buffered
 (`PYTHONDONTWRITEBYTECODE` and `PYTHONUNBUFFERED` are dropped from their environment), after
@@ -547,15 +549,34 @@ def check_jsonschema_section(bench: Bench) -> None:
 def migrate_section(bench: Bench) -> None:
     """Migrate to the latest version (1 job, all cores) against read, parse, dump and write."""
     paths, sizes, report, out = bench.paths, bench.sizes, bench.report, bench.out
-    for key, records, label in (
-        ("migrate_aggregates", sizes.migrate_aggregates, "migrate aggregate 0.2.0 -> latest"),
-        ("migrate_lines", sizes.migrate_lines, "migrate instance 0.2.0 -> latest"),
+    for key, records, label, family in (
+        (
+            "migrate_aggregates",
+            sizes.migrate_aggregates,
+            "migrate aggregate 0.2.0 -> latest",
+            "eee.aggregate",
+        ),
+        ("migrate_lines", sizes.migrate_lines, "migrate instance 0.2.0 -> latest", "eee.instance"),
     ):
-        source, written = str(paths[key]), out / "floor"
+        source, written, routed = str(paths[key]), out / "floor", out / "route"
         command = [*EVALREG, "migrate", "--to", "latest", source, "--out"]
-        floor, one, all_cores = bench.timed(
+        steps, latest, schema = _route_of(family)
+        floor, least, one, all_cores = bench.timed(
             [
                 Job([*FLOOR, "rewrite", source, str(written)], before=_warm(paths[key], written)),
+                Job(
+                    [
+                        *FLOOR,
+                        "route",
+                        str(steps),
+                        "0.2.0",
+                        latest,
+                        str(schema),
+                        source,
+                        str(routed),
+                    ],
+                    before=_warm(paths[key], routed),
+                ),
                 Job(
                     [*command, str(out / "one"), "--jobs", "1"],
                     before=_warm(paths[key], out / "one"),
@@ -573,9 +594,22 @@ def migrate_section(bench: Bench) -> None:
             Row(f"{label}, {bench.many}", records, bench.size(key), all_cores, floor),
         )
         bench.migrated.append((*rows, same))
-        report.rows += rows
+        route = Row(f"{label}, the route floor", records, bench.size(key), least, floor)
+        report.rows += [*rows, route]
+        report.notes.append(
+            f"{label}: the route floor (parse, re-encode, the family's own steps, jsonschema-rs "
+            f"at the target, serialise, a plain write; floor.py route) is {route.ratio:.2f}x the "
+            f"rewrite floor; against it, migrate --jobs 1 is {one.seconds / least.seconds:.2f}x"
+        )
         for row, name in ((rows[0], "1 job"), (rows[1], "all cores")):
             report.target(f"{label}, {name} / rewrite floor", row.ratio, 2.5, "x", below=True)
+
+
+def _route_of(family: str) -> tuple[Path, str, Path]:
+    """Return the folder of a family's steps, its latest version and that version's schema."""
+    versions = [p.name.removesuffix(".schema.json") for p in (ROOT / "schemas" / family).iterdir()]
+    latest = max(versions, key=lambda v: tuple(int(n) for n in v.split(".")))
+    return ROOT / "migrations" / family, latest, ROOT / "schemas" / family / f"{latest}.schema.json"
 
 
 DRY_RUN_LIMIT = 1.2
