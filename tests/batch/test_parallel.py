@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+import evalreg
 from evalreg import Registry
 from evalreg.batch import parallel
 from evalreg.batch.check import RecordCheck, ValidRun
@@ -371,6 +372,44 @@ def test_the_benchmark_prints_every_target(tmp_path: Path) -> None:
         "machine ceiling for --jobs",
     ):
         assert target in done.stdout
+
+
+@pytest.mark.parametrize("kind", ["aggregates", "lines"])
+def test_the_route_floor_writes_what_migrate_writes(tmp_path: Path, kind: str) -> None:
+    # The route floor stands for the least work of the same migration: the same bytes out.
+    root = Path(__file__).parents[2]
+    spec = importlib.util.spec_from_file_location(
+        "benchmark_generate", root / "benchmarks/generate.py"
+    )
+    assert spec is not None and spec.loader is not None
+    generate = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generate)
+    if kind == "aggregates":
+        source, family = tmp_path / "in", "eee.aggregate"
+        generate.write_aggregates(source, 6, "0.2.0")
+    else:
+        source, family = tmp_path / "in.jsonl", "eee.instance"
+        generate.write_jsonl(source, 30)
+    latest = evalreg.default_registry().versions(family)[-1]
+    floor = [sys.executable, str(root / "benchmarks" / "floor.py"), "route"]
+    migrate = [sys.executable, "-m", "evalreg", "migrate", "--to", latest]
+    steps, schema = (
+        root / "migrations" / family,
+        root / "schemas" / family / f"{latest}.schema.json",
+    )
+    for command in (
+        [*floor, str(steps), "0.2.0", latest, str(schema), str(source), str(tmp_path / "floor")],
+        [*migrate, str(source), "--out", str(tmp_path / "evalreg")],
+    ):
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+
+    def written(top: Path) -> dict[Path, bytes]:
+        return {p.relative_to(top): p.read_bytes() for p in top.rglob("*") if p.is_file()}
+
+    floor_files = written(tmp_path / "floor")
+    assert len(floor_files) == (6 if kind == "aggregates" else 1)
+    assert floor_files == written(tmp_path / "evalreg")
 
 
 def test_the_benchmark_makes_again_only_the_inputs_whose_size_changed(
