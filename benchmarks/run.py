@@ -18,14 +18,14 @@ machine, since waiting for a core costs wall time but no CPU time). The floors a
 (`benchmarks/floor.py`): reading and `orjson.loads`-ing the same input, plus `orjson.dumps` and
 writing for migrations. Beside them, what the same work costs at the least with evalreg's own
 checks and steps: the check floor (also re-encoding and jsonschema-rs) for validate, the route
-floor (also the family's steps and jsonschema-rs at the target) for migrate. Before each run the benchmark waits for other processes to leave the
-machine idle (`others`: the share of the CPU they took anyway; not with `--clock cpu`). Commands
-run as they would for a user: with Python's bytecode cache on and standard output buffered
-(`PYTHONDONTWRITEBYTECODE` and `PYTHONUNBUFFERED` are dropped from their environment), after
-one warm-up run that fills the cache. RSS is
-the peak of the largest process; PSS (memory runs only) the peak summed over the process and its
-workers, shared pages split among them. The exit code is 1 when a target is missed (never with
-`--quick`).
+floor (also the family's steps and jsonschema-rs at the target) for migrate. Before each run the
+benchmark waits for other processes to leave the machine idle (`others`: the share of the CPU
+they took anyway; not with `--clock cpu`). Commands run as they would for a user: with Python's
+bytecode cache on and standard output buffered (`PYTHONDONTWRITEBYTECODE` and
+`PYTHONUNBUFFERED` are dropped from their environment), after one warm-up run that fills the
+cache. RSS is the peak of the largest process; PSS (memory runs only) the peak summed over the
+process and its workers, shared pages split among them. The exit code is 1 when a target is
+missed (never with `--quick`).
 
 With `--eee` (Every Eval Ever's `every_eval_ever` program, which needs Python 3.12 and so lives
 in a virtual environment of its own) and `--eee-data` (a datastore: a folder holding `data/`),
