@@ -170,10 +170,16 @@ def _plain_values(record: Any) -> bool:
     return True
 
 
-def _at(record: Any, path: Path) -> Any:
+def _at(record: Any, path: Path) -> tuple[Any, Path]:
+    """Return the value at jsonschema-rs's `path` in `record`, and the path with each key as the
+    record holds it: jsonschema-rs gives an object's key made of digits (`"0"`) as a number."""
+    keys: Path = []
     for key in path:
+        if type(key) is int and isinstance(record, dict):
+            key = str(key)
         record = record[key]
-    return record
+        keys.append(key)
+    return record, keys
 
 
 def reword(
@@ -195,12 +201,11 @@ def reword(
         if where is None or where[1] not in _WORDED or error.kind.name != where[1]:
             return None
         node, keyword, schema_path = where
-        path = list(error.instance_path)
+        instance, path = _at(record, list(error.instance_path))
         if objects.setdefault(tuple(path), tuple(error.evaluation_path[:-1])) != tuple(
             error.evaluation_path[:-1]
         ):
             return None  # errors at one place from two schema objects: their order is unsure
-        instance = _at(record, path)
         value = node[keyword]
         order = 0
         if keyword == "required":

@@ -284,6 +284,13 @@ CASES = [
         id="additionalProperties schema",
     ),
     pytest.param(
+        # jsonschema-rs names the key "0" as the number 0: the record holds it as text
+        {"labels": {"0": 1, "a": "b"}},
+        "/labels/0: 1 is not of type 'string'"
+        " (type at /properties/labels/additionalProperties/type)",
+        id="a key of digits",
+    ),
+    pytest.param(
         {"name": LONG},
         f"/name: '{LONG[:56]}... is too long (maxLength at /properties/name/maxLength)",
         id="long value shortened",
