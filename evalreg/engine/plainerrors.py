@@ -147,8 +147,8 @@ reference, where running out of memory is an error like any other."""
 
 def _plain_values(record: Any) -> bool:
     """Return whether `record` holds only values jsonschema-rs sees as the reference does
-    (jsonschema-rs takes NaN and the infinities for null, and a tuple for an array), and at
-    most `MAX_VALUES` of them."""
+    (jsonschema-rs takes NaN and the infinities for null, and a tuple for an array; it leaves
+    an empty key out of the places of its errors), and at most `MAX_VALUES` of them."""
     stack = [record]
     count = 0
     while stack:
@@ -157,7 +157,7 @@ def _plain_values(record: Any) -> bool:
         if count > MAX_VALUES:
             return False
         if isinstance(value, dict):
-            if not all(isinstance(key, str) for key in value):
+            if not all(isinstance(key, str) and key for key in value):
                 return False
             stack.extend(value.values())
         elif isinstance(value, list):
@@ -170,16 +170,33 @@ def _plain_values(record: Any) -> bool:
     return True
 
 
-def _at(record: Any, path: Path) -> tuple[Any, Path]:
+def _at(record: Any, path: Path) -> tuple[Any, Path] | None:
     """Return the value at jsonschema-rs's `path` in `record`, and the path with each key as the
-    record holds it: jsonschema-rs gives an object's key made of digits (`"0"`) as a number."""
+    record holds it; None where a number in `path` stands for more than one key.
+
+    jsonschema-rs gives an object's key that reads as an unsigned number (`"0"`, `"01"`, `"+1"`)
+    as that number.
+    """
     keys: Path = []
     for key in path:
         if type(key) is int and isinstance(record, dict):
-            key = str(key)
+            named = [name for name in record if _reads_as(name, key)]
+            if len(named) != 1:
+                return None
+            key = named[0]
         record = record[key]
         keys.append(key)
     return record, keys
+
+
+def _reads_as(name: str, number: int) -> bool:
+    """Return whether jsonschema-rs reads the key `name` as `number`: as Rust reads an unsigned
+    integer, an optional `+` and ASCII digits (leading zeros allowed)."""
+    digits = name[1:] if name[:1] == "+" else name
+    if not (digits.isascii() and digits.isdigit()):
+        return False  # an empty key, a lone `+` or a sign, a point, a digit of another script
+    digits = digits.lstrip("0") or "0"
+    return len(digits) <= 20 and int(digits) == number
 
 
 def reword(
@@ -201,7 +218,10 @@ def reword(
         if where is None or where[1] not in _WORDED or error.kind.name != where[1]:
             return None
         node, keyword, schema_path = where
-        instance, path = _at(record, list(error.instance_path))
+        located = _at(record, list(error.instance_path))
+        if located is None:
+            return None  # keys that jsonschema-rs names alike: which one it means is unsure
+        instance, path = located
         if objects.setdefault(tuple(path), tuple(error.evaluation_path[:-1])) != tuple(
             error.evaluation_path[:-1]
         ):

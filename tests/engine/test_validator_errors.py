@@ -291,6 +291,12 @@ CASES = [
         id="a key of digits",
     ),
     pytest.param(
+        {"labels": {"+01": 1, "-1": 2, "1.0": "c"}},
+        "/labels/+01: 1 is not of type 'string'"
+        " (type at /properties/labels/additionalProperties/type)",
+        id="a key read as a number",
+    ),
+    pytest.param(
         {"name": LONG},
         f"/name: '{LONG[:56]}... is too long (maxLength at /properties/name/maxLength)",
         id="long value shortened",
@@ -340,6 +346,11 @@ def test_draft_07_items_lists_and_prefix_items(demo: Registry) -> None:
         pytest.param({**VALID, "score": float("nan"), "name": 1}, id="NaN"),
         # jsonschema-rs takes a tuple for an array, the reference does not
         pytest.param({**VALID, "name": 1, "tags": ({"id": 1, "at": 2},)}, id="tuple"),
+        # jsonschema-rs leaves the key "" out of the place of an error under it
+        pytest.param({**VALID, "labels": {"": 1}}, id="an empty key"),
+        pytest.param({**VALID, "name": 1, "labels": {"": "a"}}, id="an empty key elsewhere"),
+        # jsonschema-rs names both "1" and "01" as the number 1
+        pytest.param({**VALID, "labels": {"1": 1, "01": 2}}, id="two keys read as one number"),
     ],
 )
 def test_what_it_cannot_vouch_for_the_reference_explains(demo: Registry, record: Any) -> None:
