@@ -87,6 +87,12 @@ def check(schema: str, path: str) -> int:
 
 def rewrite(path: str, out: str) -> int:
     """Read, parse, serialise and write every record; return how many."""
+    return _mirror(path, out, orjson.dumps)
+
+
+def _mirror(path: str, out: str, encode: Callable[..., bytes]) -> int:
+    """Read and parse every record, write `encode(record, option=...)` of each under `out` (a
+    tree like `path`'s, or one JSONL file; indented by two for files); return how many."""
     count = 0
     if os.path.isdir(path):
         for name in _files(path):
@@ -95,7 +101,7 @@ def rewrite(path: str, out: str) -> int:
             target = os.path.join(out, os.path.relpath(name, path))
             os.makedirs(os.path.dirname(target), exist_ok=True)
             with open(target, "wb") as stream:
-                stream.write(orjson.dumps(record, option=orjson.OPT_INDENT_2) + b"\n")
+                stream.write(encode(record, option=orjson.OPT_INDENT_2) + b"\n")
             count += 1
         return count
     os.makedirs(out, exist_ok=True)
@@ -104,7 +110,7 @@ def rewrite(path: str, out: str) -> int:
         open(os.path.join(out, os.path.basename(path)), "wb") as target,
     ):
         for line in stream:
-            target.write(orjson.dumps(_loads(line)) + b"\n")
+            target.write(encode(_loads(line), option=0) + b"\n")
             count += 1
     return count
 
@@ -139,7 +145,7 @@ def route(folder: str, source: str, target: str, schema: str, path: str, out: st
     with open(schema, "rb") as stream:
         is_valid = jsonschema_rs.validator_for(orjson.loads(stream.read())).is_valid
 
-    def migrated(record: Any, option: int) -> bytes:
+    def migrated(record: Any, *, option: int) -> bytes:
         orjson.dumps(record, option=option)  # the proof that the text was canonical
         ctx = StepContext(owned=True)
         for upgrade in steps:
@@ -147,26 +153,7 @@ def route(folder: str, source: str, target: str, schema: str, path: str, out: st
         is_valid(record)
         return orjson.dumps(record, option=option)
 
-    count = 0
-    if os.path.isdir(path):
-        for name in _files(path):
-            with open(name, "rb") as stream:
-                record = _loads(stream.read())
-            written = os.path.join(out, os.path.relpath(name, path))
-            os.makedirs(os.path.dirname(written), exist_ok=True)
-            with open(written, "wb") as stream:
-                stream.write(migrated(record, orjson.OPT_INDENT_2) + b"\n")
-            count += 1
-        return count
-    os.makedirs(out, exist_ok=True)
-    with (
-        open(path, "rb") as stream,
-        open(os.path.join(out, os.path.basename(path)), "wb") as written,
-    ):
-        for line in stream:
-            written.write(migrated(_loads(line), 0) + b"\n")
-            count += 1
-    return count
+    return _mirror(path, out, migrated)
 
 
 def _unit(seed: int) -> int:
